@@ -1,0 +1,52 @@
+#!/bin/sh
+# Build one kernel: harness/kernel.sh patched|base debug|fast
+#
+# Both kernels use the same configuration: tinyconfig plus the fragments in
+# config/ (debug.config only for the debug flavour). Builds are incremental
+# in build/obj/<kernel>-<flavour>, compiled through ccache.
+set -eu
+kernel=$1 flavour=$2
+root=$(cd "$(dirname "$0")/.." && pwd)
+src=$root/build/src/$kernel
+obj=$root/build/obj/$kernel-$flavour
+
+case $kernel in patched|base) ;; *) echo "kernel.sh: KERNEL must be patched or base, not '$kernel'" >&2; exit 2;; esac
+case $flavour in
+debug) fragments="guest test debug" ;;
+fast) fragments="guest test" ;;
+*) echo "kernel.sh: flavour must be debug or fast, not '$flavour'" >&2; exit 2 ;;
+esac
+
+export CCACHE_DIR="${CCACHE_DIR:-/var/cache/negdentry-ccache}"
+export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-8G}"
+export KBUILD_BUILD_TIMESTAMP="2024-01-01" KBUILD_BUILD_USER=negdentry KBUILD_BUILD_HOST=qemu
+kmake() { make -s -C "$src" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" -j"$(nproc)" "$@"; }
+
+# Regenerate the configuration only when a fragment or the base changed;
+# kbuild then rebuilds just what the changed options touch.
+mkdir -p "$obj"
+files=$(for f in $fragments; do echo "$root/config/$f.config"; done)
+sum=$(cat $files "$src/.negdentry-base-version" | sha256sum | cut -c1-16)
+if [ "$(cat "$obj/.negdentry-config" 2>/dev/null)" != "$sum" ]; then
+	kmake tinyconfig >/dev/null
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" $files >/dev/null
+	kmake olddefconfig
+	# A requested option that Kconfig dropped is a broken fragment: stop.
+	missing=$(grep -h '^CONFIG_' $files | while IFS= read -r want; do
+		opt=${want%%=*} val=${want#*=}
+		if [ "$val" = n ]; then
+			grep -q "^$opt=" "$obj/.config" && echo "$want"
+		else
+			grep -qx "$want" "$obj/.config" || echo "$want"
+		fi
+	done)
+	if [ -n "$missing" ]; then
+		echo "kernel.sh: options not in the final config:" >&2
+		echo "$missing" >&2
+		exit 1
+	fi
+	echo "$sum" >"$obj/.negdentry-config"
+fi
+
+kmake bzImage
+echo "kernel.sh: $obj/arch/x86/boot/bzImage"

@@ -1,0 +1,159 @@
+#!/usr/bin/python3
+"""Boot a kernel under QEMU, run one script in the guest, stream the console.
+
+The script's whole folder is copied into the guest (at /vmrun on an ext4
+root) and the script runs as root from there with sh. vm-run exits with the
+script's exit status, except:
+  2    the script is missing or unreadable (nothing is booted)
+  99   the script exited 0 but the console shows a kernel problem
+  124  the guest did not finish within the timeout and was killed
+  125  the guest ended without reporting the script's exit status
+Kernel problems (WARN, BUG, Oops, lockdep, KASAN, RCU stall, soft lockup,
+hung task, panic) are printed again at the end whatever the status.
+"""
+import argparse
+import os
+import re
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# Kernel messages that fail a run. They start right after the printk
+# timestamp, possibly behind a "subsystem: " prefix (rcu:, watchdog:).
+PROBLEM = re.compile(
+    r"\[\s*\d+\.\d+\] (?:[\w-]+: )?"
+    r"(WARNING:|BUG:|Oops|kernel BUG at|general protection fault"
+    r"|Kernel panic|INFO: task \S+ blocked|INFO: .*stall|UBSAN:"
+    r"|DEBUG_LOCKS_WARN_ON|list_\w+ corruption|Unable to handle)")
+
+
+def fail(status, msg):
+    print(f"vm-run: {msg}", file=sys.stderr, flush=True)
+    sys.exit(status)
+
+
+def make_disk(path, size, *mkfs):
+    """A sparse image of `size` bytes made by mkfs (its chatter dropped)."""
+    with open(path, "wb") as f:
+        f.truncate(size)
+    os.chmod(path, 0o600)
+    subprocess.run([*mkfs, path], check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+
+
+def guest_initrd(tmp, initramfs, folder):
+    """The prebuilt initramfs followed by a cpio of the script's folder at
+    /vmrun: the kernel unpacks concatenated archives in order."""
+    stage = os.path.join(tmp, "stage")
+    shutil.copytree(folder, os.path.join(stage, "vmrun"), symlinks=True)
+    cpio = subprocess.run(
+        "find vmrun | cpio -o -H newc --quiet -R 0:0", shell=True, cwd=stage,
+        check=True, capture_output=True).stdout
+    path = os.path.join(tmp, "initrd.cpio")
+    with open(initramfs, "rb") as src, open(path, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+        dst.write(cpio)
+    return path
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--image", required=True, help="bzImage to boot")
+    ap.add_argument("--kernel", default="patched", help="name for the guest")
+    ap.add_argument("--initramfs", required=True)
+    ap.add_argument("--timeout", type=int, default=1800, help="seconds")
+    ap.add_argument("--memory", default="4G")
+    ap.add_argument("--smp", default="2")
+    ap.add_argument("--append", default="", help="more kernel parameters")
+    ap.add_argument("--kvm", action="store_true", help="use KVM, not TCG")
+    ap.add_argument("--log", help="also write the console to this file")
+    ap.add_argument("script")
+    args = ap.parse_args()
+
+    script = os.path.abspath(args.script)
+    if not os.path.isfile(script) or not os.access(script, os.R_OK):
+        fail(2, f"cannot read script '{args.script}'")
+    if re.search(r"\s", os.path.basename(script)):
+        fail(2, f"script name '{args.script}' contains white space")
+    if not os.path.isfile(args.image):
+        fail(2, f"no kernel image at {args.image}")
+
+    os.makedirs(os.path.join(ROOT, "build"), exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=os.path.join(ROOT, "build"),
+                                     prefix="vm-") as tmp:
+        initrd = guest_initrd(tmp, args.initramfs, os.path.dirname(script))
+        disks = []
+        for name, size, mkfs in (
+                ("root", 4 << 30, ["mkfs.ext4", "-q", "-F"]),
+                ("test", 4 << 30, ["mkfs.ext4", "-q", "-F"]),
+                ("swap", 2 << 30, ["mkswap"])):
+            path = os.path.join(tmp, name + ".img")
+            make_disk(path, size, *mkfs)
+            disks += ["-drive", f"file={path},format=raw,if=virtio,cache=unsafe"]
+        nonce = secrets.token_hex(8)
+        cmdline = (f"console=ttyS0 panic=-1 vmrun.nonce={nonce} "
+                   f"vmrun.script={os.path.basename(script)} "
+                   f"vmrun.kernel={args.kernel} {args.append}")
+        accel = ["-accel", "kvm", "-cpu", "host"] if args.kvm else \
+            ["-accel", "tcg", "-cpu", "max"]
+        qemu = ["qemu-system-x86_64", *accel, "-smp", args.smp,
+                "-m", args.memory, "-display", "none", "-serial", "stdio",
+                "-monitor", "none", "-no-reboot", "-kernel", args.image,
+                "-initrd", initrd, "-append", cmdline, *disks]
+        return boot(qemu, nonce, args)
+
+
+def boot(qemu, nonce, args):
+    exit_line = re.compile(rf"vmrun-exit-{nonce}: (\d+)")
+    status, problems = [None], []
+    log = open(args.log, "w") if args.log else None
+    proc = subprocess.Popen(qemu, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+    def read_console():
+        for raw in proc.stdout:
+            line = raw.decode(errors="replace").rstrip("\r\n")
+            print(line, flush=True)
+            if log:
+                log.write(line + "\n")
+            if PROBLEM.search(line):
+                problems.append(line)
+            m = exit_line.search(line)
+            if m:
+                status[0] = int(m.group(1))
+
+    reader = threading.Thread(target=read_console)
+    reader.start()
+    try:
+        proc.wait(timeout=args.timeout)
+        timed_out = False
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        timed_out = True
+    reader.join()
+    if log:
+        log.close()
+    if problems:
+        print("vm-run: kernel problems on the console:", file=sys.stderr)
+        for line in problems:
+            print(f"vm-run:   {line}", file=sys.stderr)
+    if timed_out:
+        fail(124, f"guest did not finish within {args.timeout} s: killed")
+    if status[0] is None:
+        fail(125, "guest ended without reporting the script's exit status")
+    if status[0] == 0 and problems:
+        fail(99, "script exited 0 but the kernel reported problems")
+    if status[0]:
+        fail(status[0], f"script exited {status[0]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
