@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM negative_dentry
+
+#if !defined(_TRACE_NEGATIVE_DENTRY_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _TRACE_NEGATIVE_DENTRY_H
+
+#include <linux/dcache.h>
+#include <linux/fs.h>
+#include <linux/tracepoint.h>
+
+/* A run of fs.dentry-dir-max reclaim over one directory. */
+TRACE_EVENT(negative_dentry_reclaim_dir,
+	    TP_PROTO(struct dentry *dir, long scanned, long reclaimed),
+	    TP_ARGS(dir, scanned, reclaimed),
+	    TP_STRUCT__entry(__field(dev_t, dev)
+			     __field(unsigned long, ino)
+			     __field(long, scanned)
+			     __field(long, reclaimed)),
+	    TP_fast_assign(__entry->dev = dir->d_sb->s_dev;
+			   __entry->ino = d_really_is_positive(dir) ?
+					  d_inode(dir)->i_ino : 0;
+			   __entry->scanned = scanned;
+			   __entry->reclaimed = reclaimed;),
+	    TP_printk("dev %d:%d dir %lu scanned %ld reclaimed %ld",
+		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->ino,
+		      __entry->scanned, __entry->reclaimed)
+);
+
+/*
+ * A count of a directory's children by fs.dentry-dir-max reclaim: the
+ * directory's own child count, and the positive and negative children the
+ * count found. Without concurrent changes the two agree.
+ */
+TRACE_EVENT(negative_dentry_dir_count,
+	    TP_PROTO(struct dentry *dir, unsigned int children, long positives,
+		     long negatives),
+	    TP_ARGS(dir, children, positives, negatives),
+	    TP_STRUCT__entry(__field(dev_t, dev)
+			     __field(unsigned long, ino)
+			     __field(unsigned int, children)
+			     __field(long, positives)
+			     __field(long, negatives)),
+	    TP_fast_assign(__entry->dev = dir->d_sb->s_dev;
+			   __entry->ino = d_really_is_positive(dir) ?
+					  d_inode(dir)->i_ino : 0;
+			   __entry->children = children;
+			   __entry->positives = positives;
+			   __entry->negatives = negatives;),
+	    TP_printk("dev %d:%d dir %lu children %u positive %ld negative %ld",
+		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->ino,
+		      __entry->children, __entry->positives,
+		      __entry->negatives)
+);
+
+/* A run of memory.negative_dentry.max reclaim, or of a removed cgroup's drain. */
+TRACE_EVENT(negative_dentry_reclaim_memcg,
+	    TP_PROTO(u64 cgroup, bool drain, long usage, long scanned,
+		     long reclaimed),
+	    TP_ARGS(cgroup, drain, usage, scanned, reclaimed),
+	    TP_STRUCT__entry(__field(u64, cgroup)
+			     __field(bool, drain)
+			     __field(long, usage)
+			     __field(long, scanned)
+			     __field(long, reclaimed)),
+	    TP_fast_assign(__entry->cgroup = cgroup;
+			   __entry->drain = drain;
+			   __entry->usage = usage;
+			   __entry->scanned = scanned;
+			   __entry->reclaimed = reclaimed;),
+	    TP_printk("cgroup %llu %s usage %ld scanned %ld reclaimed %ld",
+		      __entry->cgroup, __entry->drain ? "drain" : "limit",
+		      __entry->usage, __entry->scanned, __entry->reclaimed)
+);
+
+/* A negative dentry killed on its final dput(), far over a limit. */
+TRACE_EVENT(negative_dentry_kill,
+	    TP_PROTO(struct dentry *dentry, bool dir_limit),
+	    TP_ARGS(dentry, dir_limit),
+	    TP_STRUCT__entry(__field(dev_t, dev)
+			     __field(unsigned long, dir)
+			     __field(bool, dir_limit)),
+	    TP_fast_assign(__entry->dev = dentry->d_sb->s_dev;
+			   __entry->dir = d_really_is_positive(dentry->d_parent) ?
+					  d_inode(dentry->d_parent)->i_ino : 0;
+			   __entry->dir_limit = dir_limit;),
+	    TP_printk("dev %d:%d dir %lu limit %s",
+		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->dir,
+		      __entry->dir_limit ? "directory" : "cgroup")
+);
+
+#endif /* _TRACE_NEGATIVE_DENTRY_H */
+
+/* This part must be outside protection */
+#include <trace/define_trace.h>

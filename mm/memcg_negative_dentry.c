@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memory.negative_dentry.{max,current,events}: the negative dentries of a
+ * memory cgroup.
+ *
+ * A negative dentry belongs to the memcg of its slab object, whose dentry
+ * LRU lists hold it, and counts while it is on those lists (fs/dcache.c
+ * reports every change). Changes collect per cpu and then go to the memcg
+ * and each ancestor at once, so that every cgroup counts its subtree and a
+ * dentry charged to a removed child can be uncharged at the parent its
+ * objcg was reparented to.
+ *
+ * Over its limit, a cgroup's reclaim work takes the unused, cold negative
+ * dentries of the cgroup and its descendants from their own LRU lists, on
+ * the superblocks the shrinker maps name, down to the limit less a margin
+ * (fs/negative_dentry.c has the engine). When a cgroup is removed, its
+ * dentries are spliced to its parent's lists and a drain work reclaims the
+ * negative ones, so that rmdir does not wait for them.
+ */
+#include <linux/cgroup.h>
+#include <linux/memcontrol.h>
+#include <linux/negative_dentry.h>
+#include <linux/percpu.h>
+#include <linux/seq_buf.h>
+#include <linux/seq_file.h>
+#include <linux/shrinker.h>
+#include <linux/string.h>
+#include <trace/events/negative_dentry.h>
+
+#include "slab.h"
+
+/*
+ * Changes wait per cpu until there are this many: the counts of a cgroup
+ * and its ancestors lag by less than this per cpu and per cgroup below,
+ * which the limit tolerates; .current adds the waiting changes in.
+ */
+#define NEGATIVE_DENTRY_CHARGE_BATCH	32
+
+static struct mem_cgroup *nd_memcg(struct memcg_negative_dentry *nd)
+{
+	return container_of(nd, struct mem_cgroup, negative_dentry);
+}
+
+/* Add @nr to @memcg and its ancestors, and start reclaim where it is due. */
+static void negative_dentry_charge(struct mem_cgroup *memcg, long nr)
+{
+	for (; memcg && !mem_cgroup_is_root(memcg);
+	     memcg = parent_mem_cgroup(memcg)) {
+		struct memcg_negative_dentry *nd = &memcg->negative_dentry;
+		long usage = atomic_long_add_return(nr, &nd->usage);
+
+		if (nr > 0 && usage > READ_ONCE(nd->max))
+			queue_work(negative_dentry_wq, &nd->reclaim_work);
+	}
+}
+
+/**
+ * memcg_negative_dentry_account - a dentry started or stopped counting
+ * @dentry: the dentry, locked
+ * @nr: 1 when it became a negative dentry on the LRU, -1 when it stopped
+ */
+void memcg_negative_dentry_account(struct dentry *dentry, int nr)
+{
+	struct mem_cgroup *memcg;
+
+	rcu_read_lock();
+	memcg = mem_cgroup_from_slab_obj(dentry);
+	if (memcg && !mem_cgroup_is_root(memcg)) {
+		long __percpu *pending = memcg->negative_dentry.pending;
+
+		if (abs(this_cpu_add_return(*pending, nr)) >=
+		    NEGATIVE_DENTRY_CHARGE_BATCH)
+			negative_dentry_charge(memcg, this_cpu_xchg(*pending, 0));
+	}
+	rcu_read_unlock();
+}
+
+/* The negative dentries of @memcg's subtree, waiting changes included. */
+static long negative_dentry_usage(struct mem_cgroup *memcg)
+{
+	long usage = atomic_long_read(&memcg->negative_dentry.usage);
+	struct cgroup_subsys_state *css;
+	int cpu;
+
+	rcu_read_lock();
+	css_for_each_descendant_pre(css, &memcg->css) {
+		struct mem_cgroup *iter = mem_cgroup_from_css(css);
+
+		for_each_possible_cpu(cpu)
+			usage += READ_ONCE(*per_cpu_ptr(iter->negative_dentry.pending,
+							cpu));
+	}
+	rcu_read_unlock();
+	return max(usage, 0L);
+}
+
+/**
+ * memcg_negative_dentry_over_kill - is the dentry's cgroup far over a limit?
+ * @dentry: a negative dentry about to join the LRU, locked
+ *
+ * Return: true if the memcg of @dentry or an ancestor has more negative
+ * dentries than negative_dentry_kill_threshold() of its limit.
+ */
+bool memcg_negative_dentry_over_kill(struct dentry *dentry)
+{
+	struct mem_cgroup *memcg;
+	bool kill = false;
+
+	rcu_read_lock();
+	for (memcg = mem_cgroup_from_slab_obj(dentry);
+	     memcg && !mem_cgroup_is_root(memcg);
+	     memcg = parent_mem_cgroup(memcg)) {
+		struct memcg_negative_dentry *nd = &memcg->negative_dentry;
+		long max = READ_ONCE(nd->max);
+
+		if (max != LONG_MAX && atomic_long_read(&nd->usage) >=
+		    negative_dentry_kill_threshold(max)) {
+			kill = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return kill;
+}
+
+/**
+ * memcg_negative_dentry_event - count a reclaimed or killed negative dentry
+ * @dentry: the dentry, locked
+ * @killed: killed on its final dput(), not reclaimed
+ */
+void memcg_negative_dentry_event(struct dentry *dentry, bool killed)
+{
+	struct mem_cgroup *memcg;
+
+	rcu_read_lock();
+	for (memcg = mem_cgroup_from_slab_obj(dentry);
+	     memcg && !mem_cgroup_is_root(memcg);
+	     memcg = parent_mem_cgroup(memcg))
+		atomic_long_inc(killed ? &memcg->negative_dentry.killed :
+					 &memcg->negative_dentry.reclaimed);
+	rcu_read_unlock();
+}
+
+/**
+ * mem_cgroup_slab_obj_reparented - was the object charged to a removed cgroup?
+ * @p: a slab object
+ *
+ * Return: true if @p is charged to an objcg that its memcg reparented when
+ * it went offline, false if it is charged to a live memcg or to none.
+ */
+bool mem_cgroup_slab_obj_reparented(void *p)
+{
+	struct slab *slab = virt_to_slab(p);
+	struct slabobj_ext *obj_exts;
+	struct obj_cgroup *objcg;
+	bool reparented;
+
+	obj_exts = slab ? slab_obj_exts(slab) : NULL;
+	if (!obj_exts)
+		return false;
+	objcg = obj_exts[obj_to_index(slab->slab_cache, slab, p)].objcg;
+	if (!objcg)
+		return false;
+	rcu_read_lock();
+	reparented = rcu_access_pointer(obj_cgroup_memcg(objcg)->objcg) != objcg;
+	rcu_read_unlock();
+	return reparented;
+}
+
+static bool negative_dentry_reclaim_done(struct negative_dentry_reclaim *nr)
+{
+	return nr->reclaimed >= nr->nr_to_reclaim || nr->budget <= 0;
+}
+
+/*
+ * One pass over the lists of @root and of its online descendants. Return
+ * true when the reclaim is done.
+ */
+static bool negative_dentry_reclaim_pass(struct mem_cgroup *root,
+					 struct negative_dentry_reclaim *nr)
+{
+	struct mem_cgroup *memcg = mem_cgroup_iter(root, NULL, NULL);
+
+	do {
+		int nid;
+
+		/* An offline memcg's lists are its parent's. */
+		if (!mem_cgroup_online(memcg))
+			continue;
+		nr->memcg = memcg;
+		for_each_node(nid) {
+			nr->nid = nid;
+			shrinker_memcg_walk(memcg, nid,
+					    negative_dentry_reclaim_shrinker, nr);
+			if (negative_dentry_reclaim_done(nr))
+				break;
+		}
+		if (negative_dentry_reclaim_done(nr)) {
+			mem_cgroup_iter_break(root, memcg);
+			return true;
+		}
+	} while ((memcg = mem_cgroup_iter(root, memcg, NULL)));
+	return false;
+}
+
+/*
+ * Reclaim from the lists of @root and of its online descendants: the first
+ * round takes cold negative dentries only and spares the hot ones; if that
+ * fell short, a second round ages the hot ones (a later run takes those not
+ * looked up again) while taking what is cold.
+ */
+static void negative_dentry_reclaim_subtree(struct mem_cgroup *root,
+					    struct negative_dentry_reclaim *nr)
+{
+	nr->age = false;
+	if (negative_dentry_reclaim_pass(root, nr))
+		return;
+	nr->age = true;
+	negative_dentry_reclaim_pass(root, nr);
+}
+
+static void negative_dentry_reclaim_workfn(struct work_struct *work)
+{
+	struct memcg_negative_dentry *nd =
+		container_of(work, struct memcg_negative_dentry, reclaim_work);
+	struct mem_cgroup *memcg = nd_memcg(nd);
+	struct negative_dentry_reclaim nr = {
+		.budget = NEGATIVE_DENTRY_RUN_BUDGET,
+	};
+	long usage, max;
+
+	if (!css_tryget_online(&memcg->css))
+		return;
+	max = READ_ONCE(nd->max);
+	usage = negative_dentry_usage(memcg);
+	if (usage > max) {
+		if (!nd->reclaiming) {
+			nd->reclaiming = true;
+			atomic_long_inc(&nd->events);
+			cgroup_file_notify(&nd->events_file);
+		}
+		nr.nr_to_reclaim = usage - negative_dentry_target(max);
+		negative_dentry_reclaim_subtree(memcg, &nr);
+		trace_negative_dentry_reclaim_memcg(cgroup_id(memcg->css.cgroup),
+						    false, usage, nr.scanned,
+						    nr.reclaimed);
+	}
+	/* Carry on while there is more to do and the last run got somewhere. */
+	if (nr.reclaimed && nr.reclaimed < nr.nr_to_reclaim)
+		queue_work(negative_dentry_wq, work);
+	else
+		nd->reclaiming = false;
+	css_put(&memcg->css);
+}
+
+/*
+ * The cgroup is offline: its dentries are now at the head of its parent's
+ * LRU lists, on the superblocks its own shrinker maps still name.
+ */
+static void negative_dentry_drain_workfn(struct work_struct *work)
+{
+	struct memcg_negative_dentry *nd =
+		container_of(work, struct memcg_negative_dentry, drain_work);
+	struct mem_cgroup *memcg = nd_memcg(nd);
+	struct negative_dentry_reclaim nr = {
+		.memcg = parent_mem_cgroup(memcg) ?: root_mem_cgroup,
+		.drain = true,
+		.nr_to_reclaim = LONG_MAX,
+		.budget = NEGATIVE_DENTRY_RUN_BUDGET,
+	};
+	int nid;
+
+	for_each_node(nid) {
+		nr.nid = nid;
+		shrinker_memcg_walk(memcg, nid, negative_dentry_reclaim_shrinker,
+				    &nr);
+		if (nr.budget <= 0)
+			break;
+	}
+	trace_negative_dentry_reclaim_memcg(cgroup_id(memcg->css.cgroup), true,
+					    negative_dentry_usage(memcg),
+					    nr.scanned, nr.reclaimed);
+	/* Out of budget: run again, still holding the css. */
+	if (nr.budget <= 0 && nr.reclaimed) {
+		queue_work(negative_dentry_wq, work);
+		return;
+	}
+	css_put(&memcg->css);
+}
+
+/**
+ * memcg_negative_dentry_init - set up a new memcg: no limit, nothing counted
+ * @memcg: the memcg being allocated
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int memcg_negative_dentry_init(struct mem_cgroup *memcg)
+{
+	struct memcg_negative_dentry *nd = &memcg->negative_dentry;
+
+	nd->pending = alloc_percpu_gfp(long, GFP_KERNEL_ACCOUNT);
+	if (!nd->pending)
+		return -ENOMEM;
+	nd->max = LONG_MAX;
+	INIT_WORK(&nd->reclaim_work, negative_dentry_reclaim_workfn);
+	INIT_WORK(&nd->drain_work, negative_dentry_drain_workfn);
+	return 0;
+}
+
+/**
+ * memcg_negative_dentry_offline - drain a removed cgroup's negative dentries
+ * @memcg: the memcg going offline, after its objcgs and LRU lists were
+ *	reparented
+ *
+ * Queues the drain and returns: rmdir does not wait for it. The drain holds
+ * the css until it is done.
+ */
+void memcg_negative_dentry_offline(struct mem_cgroup *memcg)
+{
+	if (!memcg_kmem_online() || !negative_dentry_usage(memcg))
+		return;
+	css_get(&memcg->css);
+	if (!queue_work(negative_dentry_wq, &memcg->negative_dentry.drain_work))
+		css_put(&memcg->css);
+}
+
+static void negative_dentry_set_max(struct mem_cgroup *memcg, long max)
+{
+	long old = xchg(&memcg->negative_dentry.max, max);
+
+	if (old == LONG_MAX && max != LONG_MAX)
+		static_branch_inc(&negative_dentry_limits);
+	else if (old != LONG_MAX && max == LONG_MAX)
+		static_branch_dec(&negative_dentry_limits);
+}
+
+/**
+ * memcg_negative_dentry_reset - forget the limit of a memcg
+ * @memcg: the memcg whose controller userspace disabled
+ */
+void memcg_negative_dentry_reset(struct mem_cgroup *memcg)
+{
+	negative_dentry_set_max(memcg, LONG_MAX);
+}
+
+/**
+ * memcg_negative_dentry_free - release a memcg about to be freed
+ * @memcg: the memcg; nothing can charge it any more
+ *
+ * Its changes still waiting per cpu go to its parent, which counts the
+ * dentries it charged from now on.
+ */
+void memcg_negative_dentry_free(struct mem_cgroup *memcg)
+{
+	struct memcg_negative_dentry *nd = &memcg->negative_dentry;
+	long pending = 0;
+	int cpu;
+
+	cancel_work_sync(&nd->reclaim_work);
+	cancel_work_sync(&nd->drain_work);
+	for_each_possible_cpu(cpu)
+		pending += *per_cpu_ptr(nd->pending, cpu);
+	negative_dentry_charge(parent_mem_cgroup(memcg), pending);
+	negative_dentry_set_max(memcg, LONG_MAX);
+}
+
+/**
+ * memcg_negative_dentry_exit - free what memcg_negative_dentry_init() took
+ * @memcg: the memcg being freed
+ */
+void memcg_negative_dentry_exit(struct mem_cgroup *memcg)
+{
+	free_percpu(memcg->negative_dentry.pending);
+}
+
+/**
+ * memcg_negative_dentry_stat - the negative dentry lines of memory.stat
+ * @memcg: the memcg
+ * @s: the memory.stat buffer
+ */
+void memcg_negative_dentry_stat(struct mem_cgroup *memcg, struct seq_buf *s)
+{
+	struct memcg_negative_dentry *nd = &memcg->negative_dentry;
+
+	if (mem_cgroup_is_root(memcg))
+		return;
+	seq_buf_printf(s, "negative_dentries %ld\n",
+		       negative_dentry_usage(memcg));
+	seq_buf_printf(s, "negative_dentry_reclaimed %ld\n",
+		       atomic_long_read(&nd->reclaimed));
+	seq_buf_printf(s, "negative_dentry_killed %ld\n",
+		       atomic_long_read(&nd->killed));
+}
+
+/* "max" or a count in 0 .. LONG_MAX - 1, in decimal. */
+static int negative_dentry_parse_max(const char *buf, long *max)
+{
+	long val;
+
+	if (!strcmp(buf, "max")) {
+		*max = LONG_MAX;
+		return 0;
+	}
+	if (kstrtol(buf, 10, &val) || val < 0 || val == LONG_MAX)
+		return -EINVAL;
+	*max = val;
+	return 0;
+}
+
+static s64 negative_dentry_current_read(struct cgroup_subsys_state *css,
+					struct cftype *cft)
+{
+	return negative_dentry_usage(mem_cgroup_from_css(css));
+}
+
+static int negative_dentry_max_show(struct seq_file *m, void *v)
+{
+	long max = READ_ONCE(mem_cgroup_from_css(seq_css(m))->negative_dentry.max);
+
+	if (max == LONG_MAX)
+		seq_puts(m, "max\n");
+	else
+		seq_printf(m, "%ld\n", max);
+	return 0;
+}
+
+static ssize_t negative_dentry_max_write(struct kernfs_open_file *of,
+					 char *buf, size_t nbytes, loff_t off)
+{
+	struct mem_cgroup *memcg = mem_cgroup_from_css(of_css(of));
+	long max;
+	int err;
+
+	err = negative_dentry_parse_max(strstrip(buf), &max);
+	if (err)
+		return err;
+	negative_dentry_set_max(memcg, max);
+	if (max != LONG_MAX)
+		queue_work(negative_dentry_wq, &memcg->negative_dentry.reclaim_work);
+	return nbytes;
+}
+
+static int negative_dentry_events_show(struct seq_file *m, void *v)
+{
+	struct mem_cgroup *memcg = mem_cgroup_from_css(seq_css(m));
+
+	seq_printf(m, "max %ld\n",
+		   atomic_long_read(&memcg->negative_dentry.events));
+	return 0;
+}
+
+static struct cftype negative_dentry_files[] = {
+	{
+		.name = "negative_dentry.current",
+		.flags = CFTYPE_NOT_ON_ROOT,
+		.read_s64 = negative_dentry_current_read,
+	},
+	{
+		.name = "negative_dentry.max",
+		.flags = CFTYPE_NOT_ON_ROOT,
+		.seq_show = negative_dentry_max_show,
+		.write = negative_dentry_max_write,
+	},
+	{
+		.name = "negative_dentry.events",
+		.flags = CFTYPE_NOT_ON_ROOT,
+		.file_offset = offsetof(struct mem_cgroup,
+					negative_dentry.events_file),
+		.seq_show = negative_dentry_events_show,
+	},
+	{ }	/* terminate */
+};
+
+static int __init memcg_negative_dentry_files_init(void)
+{
+	if (!mem_cgroup_disabled())
+		WARN_ON(cgroup_add_dfl_cftypes(&memory_cgrp_subsys,
+					       negative_dentry_files));
+	return 0;
+}
+subsys_initcall(memcg_negative_dentry_files_init);
+
+#ifdef CONFIG_NEGATIVE_DENTRY_KUNIT_TEST
+#include "tests/memcg_negative_dentry_kunit.c"
+#endif

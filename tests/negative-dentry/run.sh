@@ -1,0 +1,12 @@
+#!/bin/sh
+# Our selftests, fs.dentry-dir-max and memory.negative_dentry.*, run from
+# the ext4 test filesystem. A RAM disk gives the umount tests a filesystem
+# of their own to mount and unmount.
+mke2fs /dev/ram0 >/dev/null 2>&1 || exit 1
+export NEGATIVE_DENTRY_SCRATCH=/dev/ram0
+cd "$TESTFS" || exit 1
+for t in dentry_dir_max test_negative_dentry; do
+	echo "selftest: $t"
+	"$t"
+	echo "selftest: $t exited $?"
+done

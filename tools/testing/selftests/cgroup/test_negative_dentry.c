@@ -1,0 +1,772 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memory.negative_dentry.{max,current,events}: the limit on the negative
+ * dentries of a memory cgroup.
+ *
+ * Run as root from a directory of a filesystem that keeps negative dentries
+ * (ext4, not tmpfs), on an otherwise idle system. NEGATIVE_DENTRY_SCRATCH
+ * names a block device with a filesystem the umount test may mount.
+ */
+#define _GNU_SOURCE
+
+#include <linux/limits.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+#include "../kselftest.h"
+#include "cgroup_util.h"
+#include "../filesystems/negative_dentries/negative_dentry_util.h"
+
+#define FLOOD		100000
+#define SETTLE_MS	120000
+/* .current lags the per-cpu batches the limit acts on by this much. */
+#define COUNT_SLACK	(32 * get_nprocs() + 64)
+
+struct flood {
+	const char *dir;
+	long count;
+	int threads;
+};
+
+static int flood_fn(const char *cgroup, void *arg)
+{
+	struct flood *f = arg;
+
+	if (mkdir(f->dir, 0755) && errno != EEXIST)
+		return EXIT_FAILURE;
+	return nd_flood(f->dir, "missing-", f->count, f->threads) ?
+	       EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* Make @count negative dentries in @dir from inside @cgroup. */
+static int flood_in(const char *cgroup, const char *dir, long count,
+		    int threads)
+{
+	struct flood f = { dir, count, threads };
+
+	return cg_run(cgroup, flood_fn, &f);
+}
+
+static long read_current(void *cgroup)
+{
+	return cg_read_long(cgroup, "memory.negative_dentry.current");
+}
+
+/* .current once reclaim has brought it to @bound or stopped bringing it. */
+static long settled_current(const char *cgroup, long bound)
+{
+	return nd_settle(read_current, (void *)cgroup, bound, SETTLE_MS);
+}
+
+/* A value that changes whenever reclaim touches the cgroup. */
+static long cgroup_activity(void *cgroup)
+{
+	return read_current(cgroup) +
+	       3 * cg_read_key_long(cgroup, "memory.stat",
+				    "negative_dentry_reclaimed ") +
+	       7 * cg_read_key_long(cgroup, "memory.stat",
+				    "negative_dentry_killed ");
+}
+
+static long max_events(const char *cgroup)
+{
+	return cg_read_key_long(cgroup, "memory.negative_dentry.events",
+				"max ");
+}
+
+static long stat_of(const char *cgroup, const char *key)
+{
+	return cg_read_key_long(cgroup, "memory.stat", key);
+}
+
+static int set_max(const char *cgroup, long max)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%ld", max);
+	return cg_write(cgroup, "memory.negative_dentry.max", buf);
+}
+
+/* rmdir the directories: their negative children go with them. */
+static void remove_dirs(const char *const *dirs)
+{
+	for (; *dirs; dirs++)
+		rmdir(*dirs);
+}
+
+static int test_negdentry_files(const char *root)
+{
+	static const char * const files[] = {
+		"memory.negative_dentry.max", "memory.negative_dentry.current",
+		"memory.negative_dentry.events",
+	};
+	static const char * const defaults[][2] = {
+		{ "memory.negative_dentry.max", "max\n" },
+		{ "memory.negative_dentry.current", "0\n" },
+		{ "memory.negative_dentry.events", "max 0\n" },
+	};
+	static const char * const stats[] = {
+		"negative_dentries ", "negative_dentry_reclaimed ",
+		"negative_dentry_killed ",
+	};
+	char *cg = cg_name(root, "nd_files");
+	char buf[64];
+	int i, ret = KSFT_FAIL;
+
+	if (!cg || cg_create(cg))
+		goto out;
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		if (!cg_read(root, files[i], buf, sizeof(buf))) {
+			ksft_print_msg("%s exists on the root\n", files[i]);
+			goto out;
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(defaults); i++) {
+		if (cg_read_strcmp(cg, defaults[i][0], defaults[i][1])) {
+			cg_read(cg, defaults[i][0], buf, sizeof(buf));
+			ksft_print_msg("%s: \"%s\"\n", defaults[i][0], buf);
+			goto out;
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(stats); i++) {
+		if (stat_of(cg, stats[i])) {
+			ksft_print_msg("memory.stat %s%ld\n", stats[i],
+				       stat_of(cg, stats[i]));
+			goto out;
+		}
+	}
+	/* The counts are read-only: writes fail and change nothing. */
+	for (i = 1; i < ARRAY_SIZE(files); i++) {
+		if (!cg_write(cg, files[i], "7") ||
+		    cg_read_strcmp(cg, defaults[i][0], defaults[i][1])) {
+			ksft_print_msg("%s took a write\n", files[i]);
+			goto out;
+		}
+	}
+	ret = KSFT_PASS;
+out:
+	cg_destroy(cg);
+	free(cg);
+	return ret;
+}
+
+static int test_negdentry_bad_writes(const char *root)
+{
+	static const char * const bad[] = {
+		"-1", "abc", "12abc", "\n", " ", "1.5", "0x10", "1 2", "MAX",
+		"max1", "-0x1", "9223372036854775807", "9223372036854775808",
+		"99999999999999999999",
+	};
+	char *cg = cg_name(root, "nd_writes");
+	int i, ret = KSFT_FAIL;
+
+	if (!cg || cg_create(cg) || set_max(cg, 1234))
+		goto out;
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		int err = cg_write(cg, "memory.negative_dentry.max",
+				   (char *)bad[i]);
+
+		if (err != -EINVAL ||
+		    cg_read_strcmp(cg, "memory.negative_dentry.max", "1234\n")) {
+			ksft_print_msg("\"%s\": %s\n", bad[i], strerror(-err));
+			goto out;
+		}
+	}
+	if (cg_write(cg, "memory.negative_dentry.max", "max") ||
+	    cg_read_strcmp(cg, "memory.negative_dentry.max", "max\n") ||
+	    cg_write(cg, "memory.negative_dentry.max", "0\n") ||
+	    cg_read_strcmp(cg, "memory.negative_dentry.max", "0\n"))
+		goto out;
+	ret = KSFT_PASS;
+out:
+	cg_destroy(cg);
+	free(cg);
+	return ret;
+}
+
+/*
+ * A cgroup limited to 5000 floods 100000 missing names: reclaim brings it
+ * back within its limit, and every negative dentry that went is counted as
+ * reclaimed or killed. Its unlimited sibling keeps all of its own.
+ */
+static int test_negdentry_limit(const char *root)
+{
+	static const char * const dirs[] = { "nd_limited", "nd_unlimited", NULL };
+	char *limited = cg_name(root, "nd_limited");
+	char *unlimited = cg_name(root, "nd_unlimited");
+	long left, kept, gone, counted;
+	int ret = KSFT_FAIL;
+
+	if (!limited || !unlimited || cg_create(limited) ||
+	    cg_create(unlimited) || set_max(limited, 5000) ||
+	    flood_in(limited, dirs[0], FLOOD, 1) ||
+	    flood_in(unlimited, dirs[1], FLOOD, 1))
+		goto out;
+	settled_current(limited, 5000);
+	nd_quiesce(cgroup_activity, limited, SETTLE_MS);
+	left = read_current(limited);
+	kept = read_current(unlimited);
+	gone = FLOOD - left;
+	counted = stat_of(limited, "negative_dentry_reclaimed ") +
+		  stat_of(limited, "negative_dentry_killed ");
+	ksft_print_msg("limited: %ld left, %ld reclaimed or killed, %ld events; unlimited: %ld\n",
+		       left, counted, max_events(limited), kept);
+	if (left > 5000 + 5000 / 8 || kept < FLOOD - FLOOD / 100 ||
+	    labs(gone - counted) > COUNT_SLACK || max_events(limited) < 1 ||
+	    max_events(unlimited) != 0 ||
+	    stat_of(unlimited, "negative_dentry_reclaimed ") != 0 ||
+	    stat_of(limited, "negative_dentries ") != read_current(limited) ||
+	    stat_of(unlimited, "negative_dentries ") != kept)
+		goto out;
+	ret = KSFT_PASS;
+out:
+	cg_destroy(limited);
+	cg_destroy(unlimited);
+	remove_dirs(dirs);
+	free(limited);
+	free(unlimited);
+	return ret;
+}
+
+/* A child with no limit of its own is held to its parent's. */
+static int test_negdentry_hierarchy(const char *root)
+{
+	static const char * const dirs[] = { "nd_child", NULL };
+	char *parent = cg_name(root, "nd_parent");
+	char *child = cg_name(root, "nd_parent/child");
+	long p, c;
+	int ret = KSFT_FAIL;
+
+	if (!parent || !child || cg_create(parent) ||
+	    cg_write(parent, "cgroup.subtree_control", "+memory") ||
+	    cg_create(child) || set_max(parent, 3000) ||
+	    flood_in(child, dirs[0], FLOOD / 2, 1))
+		goto out;
+	p = settled_current(parent, 3000);
+	c = read_current(child);
+	ksft_print_msg("parent %ld, child %ld\n", p, c);
+	if (p > 3000 + 3000 / 8 || c > p ||
+	    cg_read_strcmp(child, "memory.negative_dentry.max", "max\n") ||
+	    max_events(parent) < 1 || max_events(child) != 0)
+		goto out;
+	ret = KSFT_PASS;
+out:
+	cg_destroy(child);
+	cg_destroy(parent);
+	remove_dirs(dirs);
+	free(child);
+	free(parent);
+	return ret;
+}
+
+/* Create, or unlink, the files @dir/@prefix0 .. @prefix<n-1>. */
+static int create_files(const char *dir, const char *prefix, long n,
+			bool unlink_them)
+{
+	char path[PATH_MAX];
+	long i;
+	int fd;
+
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s%ld", dir, prefix, i);
+		if (unlink_them) {
+			if (unlink(path))
+				return -1;
+			continue;
+		}
+		fd = open(path, O_CREAT | O_WRONLY, 0644);
+		if (fd < 0)
+			return -1;
+		close(fd);
+	}
+	return 0;
+}
+
+static bool current_is(const char *cg, long want)
+{
+	long got = read_current((void *)cg);
+
+	if (got != want || stat_of(cg, "negative_dentries ") != want) {
+		ksft_print_msg(".current %ld, memory.stat %ld, want %ld\n",
+			       got, stat_of(cg, "negative_dentries "), want);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * .current follows negative dentries exactly: down as files take their
+ * names, up as the files go, and back to 0 when the dentries are freed.
+ */
+static int test_negdentry_current_exact(const char *root)
+{
+	static const char * const dirs[] = { "nd_exact", NULL };
+	char *cg = cg_name(root, "nd_exact");
+	int ret = KSFT_FAIL;
+
+	if (!cg || cg_create(cg) || flood_in(cg, dirs[0], 20000, 1) ||
+	    !current_is(cg, 20000) ||
+	    create_files(dirs[0], "missing-", 10000, false) ||
+	    !current_is(cg, 10000) ||
+	    create_files(dirs[0], "missing-", 10000, true) ||
+	    !current_is(cg, 20000) ||
+	    nd_write_file("/proc/sys/vm/drop_caches", "2") ||
+	    !current_is(cg, 0))
+		goto out;
+	ret = KSFT_PASS;
+out:
+	cg_destroy(cg);
+	remove_dirs(dirs);
+	free(cg);
+	return ret;
+}
+
+/* Going over the limit is an event, which pollers of the file hear of. */
+static int test_negdentry_events_notify(const char *root)
+{
+	static const char * const dirs[] = { "nd_events", NULL };
+	char *cg = cg_name(root, "nd_events");
+	char path[PATH_MAX], buf[4096];
+	struct pollfd pfd = { .events = POLLIN };
+	int ret = KSFT_FAIL;
+
+	pfd.fd = inotify_init1(IN_NONBLOCK);
+	if (!cg || pfd.fd < 0 || cg_create(cg) || set_max(cg, 1000))
+		goto out;
+	snprintf(path, sizeof(path), "%s/memory.negative_dentry.events", cg);
+	if (inotify_add_watch(pfd.fd, path, IN_MODIFY) < 0 ||
+	    flood_in(cg, dirs[0], 5000, 1))
+		goto out;
+	if (poll(&pfd, 1, SETTLE_MS) != 1 || read(pfd.fd, buf, sizeof(buf)) <= 0) {
+		ksft_print_msg("no notification\n");
+		goto out;
+	}
+	if (max_events(cg) >= 1)
+		ret = KSFT_PASS;
+out:
+	if (pfd.fd >= 0)
+		close(pfd.fd);
+	cg_destroy(cg);
+	remove_dirs(dirs);
+	free(cg);
+	return ret;
+}
+
+static long dying_children(void *parent)
+{
+	return cg_read_key_long(parent, "cgroup.stat", "nr_dying_descendants ");
+}
+
+/*
+ * rmdir of a cgroup does not wait for its negative dentries; a drain frees
+ * them, and the dying cgroup, within seconds. The times are reported, not
+ * judged: the deadlines only catch a drain that never happens.
+ */
+static int test_negdentry_rmdir_drains(const char *root)
+{
+	static const char * const dirs[] = { "nd_gone", NULL };
+	char *parent = cg_name(root, "nd_rmdir");
+	char *child = cg_name(root, "nd_rmdir/child");
+	long before, left, t0, t1, t2;
+	bool reclaimed;
+	int ret = KSFT_FAIL;
+
+	/*
+	 * The directory is made outside the cgroup: its blocks would be
+	 * page cache charged to the cgroup, which keeps a removed cgroup
+	 * dying until memory pressure reclaims them.
+	 */
+	if (!parent || !child || cg_create(parent) ||
+	    cg_write(parent, "cgroup.subtree_control", "+memory") ||
+	    cg_create(child) || mkdir(dirs[0], 0755))
+		goto out;
+	before = nd_nr_negative();
+	if (flood_in(child, dirs[0], FLOOD, 1))
+		goto out;
+	t0 = nd_now_ms();
+	if (cg_destroy(child))
+		goto out;
+	t1 = nd_now_ms();
+	left = nd_settle(nd_read_nr_negative, NULL, before + FLOOD / 100,
+			 SETTLE_MS) - before;
+	t2 = nd_now_ms();
+	/*
+	 * Something other than its dentries can keep a removed memcg dying
+	 * (with two CPUs about one run in two on the debug kernel: not page
+	 * cache, memory.stat shows none). Reclaim, as memory pressure would,
+	 * and wait again: a reference the drain failed to drop stays.
+	 */
+	reclaimed = nd_wait_for(dying_children, parent, 0, 10000) != 0;
+	if (reclaimed) {
+		cg_write(parent, "memory.reclaim", "1G");
+		nd_wait_for(dying_children, parent, 0, SETTLE_MS);
+	}
+	/* A system-wide count: other negatives may come and go meanwhile. */
+	ksft_print_msg("rmdir: %ld ms; after %ld ms, negatives %+ld of %d; %ld dying%s\n",
+		       t1 - t0, t2 - t1, left, FLOOD, dying_children(parent),
+		       reclaimed ? " after memory.reclaim" : "");
+	if (left > FLOOD / 100 || dying_children(parent) != 0)
+		goto out;
+	ret = KSFT_PASS;
+out:
+	cg_destroy(child);
+	cg_destroy(parent);
+	remove_dirs(dirs);
+	free(child);
+	free(parent);
+	return ret;
+}
+
+static int files_fn(const char *cgroup, void *arg)
+{
+	if (mkdir(arg, 0755) && errno != EEXIST)
+		return EXIT_FAILURE;
+	return create_files(arg, "file", 3000, false) ? EXIT_FAILURE :
+							 EXIT_SUCCESS;
+}
+
+/* Reclaim takes negative dentries only: the cgroup's files stay cached. */
+static int test_negdentry_positives_survive(const char *root)
+{
+	static const char * const dirs[] = { "nd_pos", NULL };
+	char *cg = cg_name(root, "nd_pos");
+	char path[PATH_MAX];
+	long positives, left, i;
+	struct stat st;
+	int ret = KSFT_FAIL;
+
+	if (!cg || cg_create(cg) || set_max(cg, 1000) ||
+	    cg_run(cg, files_fn, (void *)dirs[0]))
+		goto out;
+	positives = nd_nr_positive();
+	if (flood_in(cg, dirs[0], 20000, 1))
+		goto out;
+	left = settled_current(cg, 1000);
+	for (i = 0; i < 3000; i++) {
+		snprintf(path, sizeof(path), "%s/file%ld", dirs[0], i);
+		if (stat(path, &st)) {
+			ksft_print_msg("%s is gone\n", path);
+			goto out;
+		}
+	}
+	ksft_print_msg("%ld negative left; positive dentries %ld before, %ld after\n",
+		       left, positives, nd_nr_positive());
+	if (left > 1000 + 1000 / 8 || nd_nr_positive() < positives - 16)
+		goto out;
+	ret = KSFT_PASS;
+out:
+	cg_destroy(cg);
+	create_files(dirs[0], "file", 3000, true);
+	remove_dirs(dirs);
+	free(cg);
+	return ret;
+}
+
+struct hot {
+	const char *dir;
+	long count;
+};
+
+/* Look up the same missing names three times: they are hot. */
+static int hot_fn(const char *cgroup, void *arg)
+{
+	struct hot *hot = arg;
+	int i;
+
+	if (mkdir(hot->dir, 0755) && errno != EEXIST)
+		return EXIT_FAILURE;
+	for (i = 0; i < 3; i++)
+		if (nd_stat_missing(hot->dir, "hot-", 0, hot->count))
+			return EXIT_FAILURE;
+	return EXIT_SUCCESS;
+}
+
+static long evicted(const char *cgroup)
+{
+	return stat_of(cgroup, "negative_dentry_reclaimed ") +
+	       stat_of(cgroup, "negative_dentry_killed ");
+}
+
+/*
+ * Reclaim takes cold negative dentries before hot ones: under a limit of
+ * 5000 shared with a flooding sibling, 2000 names looked up again and again
+ * all stay cached; so do 500 in a directory limited to 1000 that a flood
+ * shares.
+ */
+static int hot_survive(const char *root, const char *name, bool dir_limit)
+{
+	char *parent = cg_name(root, name);
+	char *hot = cg_name_indexed(parent, "hot", 0);
+	char *cold = cg_name_indexed(parent, "cold", 0);
+	struct hot want = { dir_limit ? "nd_hot_dir" : "nd_hot",
+			    dir_limit ? 500 : 2000 };
+	const char *dir = want.dir;
+	long left;
+	int ret = KSFT_FAIL;
+
+	if (!parent || !hot || !cold || cg_create(parent) ||
+	    cg_write(parent, "cgroup.subtree_control", "+memory") ||
+	    cg_create(hot) || cg_create(cold))
+		goto out;
+	if (dir_limit ? nd_write_file(DENTRY_DIR_MAX, "1000") :
+			set_max(parent, 5000))
+		goto out;
+	if (cg_run(hot, hot_fn, &want) ||
+	    flood_in(cold, dir_limit ? dir : "nd_cold", FLOOD / 2, 1))
+		goto out;
+	left = dir_limit ? nd_settle(nd_read_nr_negative, NULL, 0, 5000) :
+			   settled_current(parent, 5000);
+	nd_quiesce(cgroup_activity, hot, SETTLE_MS);
+	ksft_print_msg("hot: %ld of %ld cached, %ld evicted; cold: %ld evicted; %ld left\n",
+		       read_current(hot), want.count, evicted(hot), evicted(cold),
+		       left);
+	if (evicted(hot) == 0 && read_current(hot) == want.count &&
+	    evicted(cold) > 0)
+		ret = KSFT_PASS;
+out:
+	if (dir_limit)
+		nd_write_file(DENTRY_DIR_MAX, "0");
+	cg_destroy(hot);
+	cg_destroy(cold);
+	cg_destroy(parent);
+	rmdir("nd_hot");
+	rmdir("nd_hot_dir");
+	rmdir("nd_cold");
+	free(hot);
+	free(cold);
+	free(parent);
+	return ret;
+}
+
+static int test_negdentry_hot_survive(const char *root)
+{
+	return hot_survive(root, "nd_hot_memcg", false);
+}
+
+static int test_negdentry_hot_survive_dir(const char *root)
+{
+	if (nd_read_long(DENTRY_DIR_MAX) < 0)
+		return KSFT_SKIP;
+	return hot_survive(root, "nd_hot_dir", true);
+}
+
+struct peak {
+	const char *cgroup;
+	atomic_bool stop;
+	long max;
+};
+
+static void *watch_peak(void *arg)
+{
+	struct peak *p = arg;
+
+	while (!atomic_load(&p->stop)) {
+		long n = read_current((void *)p->cgroup);
+
+		if (n > p->max)
+			p->max = n;
+		usleep(200);
+	}
+	return NULL;
+}
+
+/*
+ * Threads flooding faster than reclaim can go never take the cgroup past
+ * the kill threshold by more than the counts lag plus one dentry a thread.
+ */
+static int test_negdentry_flood_threads(const char *root)
+{
+	static const char * const dirs[] = { "nd_flood", NULL };
+	char *cg = cg_name(root, "nd_flood");
+	struct peak peak = { .cgroup = cg };
+	long left, bound = nd_kill_threshold(5000) + COUNT_SLACK + 4;
+	pthread_t watcher;
+	int ret = KSFT_FAIL;
+
+	if (!cg || cg_create(cg) || set_max(cg, 5000) ||
+	    pthread_create(&watcher, NULL, watch_peak, &peak))
+		goto out;
+	if (flood_in(cg, dirs[0], 2 * FLOOD, 4)) {
+		atomic_store(&peak.stop, true);
+		pthread_join(watcher, NULL);
+		goto out;
+	}
+	atomic_store(&peak.stop, true);
+	pthread_join(watcher, NULL);
+	left = settled_current(cg, 5000);
+	ksft_print_msg("peak %ld, bound %ld; %ld left; %ld killed\n", peak.max,
+		       bound, left, stat_of(cg, "negative_dentry_killed "));
+	if (peak.max > bound || left > 5000 + 5000 / 8)
+		goto out;
+	ret = KSFT_PASS;
+out:
+	cg_destroy(cg);
+	remove_dirs(dirs);
+	free(cg);
+	return ret;
+}
+
+static int several_dirs_fn(const char *cgroup, void *arg)
+{
+	char dir[32];
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		snprintf(dir, sizeof(dir), "nd_both%d", i);
+		if ((mkdir(dir, 0755) && errno != EEXIST) ||
+		    nd_stat_missing(dir, "missing-", 0, 10000))
+			return EXIT_FAILURE;
+	}
+	return EXIT_SUCCESS;
+}
+
+/*
+ * fs.dentry-dir-max trims each of eight directories to about 1000, and the
+ * cgroup's limit of 5000 binds the total of nearly 9000 that leaves.
+ */
+static int test_negdentry_with_dir_max(const char *root)
+{
+	char *cg = cg_name(root, "nd_both");
+	long dir_reclaims = 0, left;
+	int i, ret = KSFT_FAIL;
+	char *log, *p;
+
+	if (nd_read_long(DENTRY_DIR_MAX) < 0)
+		return KSFT_SKIP;
+	if (!cg || cg_create(cg) || set_max(cg, 5000) ||
+	    nd_write_file(DENTRY_DIR_MAX, "1000") ||
+	    nd_trace_event("negative_dentry_reclaim_dir", 1) ||
+	    cg_run(cg, several_dirs_fn, NULL))
+		goto out;
+	left = settled_current(cg, 5000);
+	log = nd_trace_log();
+	for (p = log; p && (p = strstr(p, "negative_dentry_reclaim_dir:")); p++)
+		dir_reclaims++;
+	free(log);
+	ksft_print_msg("%ld left, %ld directory reclaim runs, %ld events\n",
+		       left, dir_reclaims, max_events(cg));
+	if (left > 5000 + 5000 / 8 || dir_reclaims < 1 || max_events(cg) < 1)
+		goto out;
+	ret = KSFT_PASS;
+out:
+	nd_trace_event("negative_dentry_reclaim_dir", 0);
+	nd_write_file(DENTRY_DIR_MAX, "0");
+	cg_destroy(cg);
+	for (i = 0; i < 8; i++) {
+		char dir[32];
+
+		snprintf(dir, sizeof(dir), "nd_both%d", i);
+		rmdir(dir);
+	}
+	free(cg);
+	return ret;
+}
+
+/*
+ * Unmount, and remount read-only, a filesystem while a cgroup's reclaim is
+ * queued and while a removed cgroup's drain is pending. Both must succeed
+ * and leave no dentry in use ("Dentry still in use" on the console).
+ */
+static int test_negdentry_umount_pending(const char *root)
+{
+	const char *dev = getenv("NEGATIVE_DENTRY_SCRATCH");
+	char *limited = cg_name(root, "nd_umount_limited");
+	char *gone = cg_name(root, "nd_umount_gone");
+	int round, ret = KSFT_FAIL;
+
+	if (!dev)
+		return KSFT_SKIP;
+	if (!limited || !gone || (mkdir("nd_scratch", 0755) && errno != EEXIST))
+		goto out;
+	for (round = 0; round < 3; round++) {
+		if (mount(dev, "nd_scratch", "ext4", 0, NULL) ||
+		    cg_create(limited) || set_max(limited, 1000) ||
+		    cg_create(gone) ||
+		    flood_in(gone, "nd_scratch/gone", 20000, 1) ||
+		    flood_in(limited, "nd_scratch/limited", 20000, 2) ||
+		    cg_destroy(gone)) {
+			ksft_print_msg("setting up: %s\n", strerror(errno));
+			goto out;
+		}
+		if (round == 1 && mount(NULL, "nd_scratch", NULL,
+					MS_REMOUNT | MS_RDONLY, NULL)) {
+			ksft_print_msg("remount read-only: %s\n", strerror(errno));
+			goto out;
+		}
+		if (umount("nd_scratch")) {
+			ksft_print_msg("umount: %s\n", strerror(errno));
+			goto out;
+		}
+		cg_destroy(limited);
+	}
+	ret = KSFT_PASS;
+out:
+	umount("nd_scratch");
+	rmdir("nd_scratch");
+	cg_destroy(limited);
+	cg_destroy(gone);
+	free(limited);
+	free(gone);
+	return ret;
+}
+
+#define T(x) { x, #x }
+struct negdentry_test {
+	int (*fn)(const char *root);
+	const char *name;
+} tests[] = {
+	T(test_negdentry_files),
+	T(test_negdentry_bad_writes),
+	T(test_negdentry_limit),
+	T(test_negdentry_hierarchy),
+	T(test_negdentry_current_exact),
+	T(test_negdentry_events_notify),
+	T(test_negdentry_rmdir_drains),
+	T(test_negdentry_positives_survive),
+	T(test_negdentry_hot_survive),
+	T(test_negdentry_hot_survive_dir),
+	T(test_negdentry_flood_threads),
+	T(test_negdentry_with_dir_max),
+	T(test_negdentry_umount_pending),
+};
+
+#undef T
+
+int main(int argc, char **argv)
+{
+	char root[PATH_MAX];
+	int i;
+
+	ksft_print_header();
+	if (cg_find_unified_root(root, sizeof(root), NULL))
+		ksft_exit_skip("cgroup v2 isn't mounted\n");
+	if (cg_read_strstr(root, "cgroup.controllers", "memory"))
+		ksft_exit_skip("memory controller isn't available\n");
+	if (cg_read_strstr(root, "cgroup.subtree_control", "memory"))
+		if (cg_write(root, "cgroup.subtree_control", "+memory"))
+			ksft_exit_skip("Failed to set memory controller\n");
+	ksft_set_plan(ARRAY_SIZE(tests));
+	for (i = 0; i < ARRAY_SIZE(tests); i++) {
+		switch (tests[i].fn(root)) {
+		case KSFT_PASS:
+			ksft_test_result_pass("%s\n", tests[i].name);
+			break;
+		case KSFT_SKIP:
+			ksft_test_result_skip("%s\n", tests[i].name);
+			break;
+		default:
+			ksft_test_result_fail("%s\n", tests[i].name);
+			break;
+		}
+	}
+	ksft_finished();
+}

@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers of the negative dentry limit selftests: making negative dentries,
+ * reading the system's dentry counts, fs.dentry-dir-max, the debugfs
+ * counters and the negative_dentry trace events.
+ *
+ * The tests run from a directory of a filesystem that keeps negative
+ * dentries (ext4, not tmpfs), and each measures the system-wide negative
+ * dentry count, so nothing else should create negative dentries meanwhile.
+ */
+#ifndef NEGATIVE_DENTRY_UTIL_H
+#define NEGATIVE_DENTRY_UTIL_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DENTRY_STATE		"/proc/sys/fs/dentry-state"
+#define DENTRY_DIR_MAX		"/proc/sys/fs/dentry-dir-max"
+#define NEGATIVE_DEBUGFS	"/sys/kernel/debug/negative_dentry_"
+#define TRACEFS			"/sys/kernel/tracing/"
+
+/* The arithmetic of include/linux/negative_dentry.h, from the outside. */
+static inline long nd_target(long limit)
+{
+	return limit - limit / 8;
+}
+
+static inline long nd_kill_threshold(long limit)
+{
+	return 4 * limit > 10000 ? 4 * limit : 10000;
+}
+
+static inline long nd_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static inline int nd_read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t len;
+
+	if (fd < 0)
+		return -errno;
+	len = read(fd, buf, size - 1);
+	close(fd);
+	if (len < 0)
+		return -errno;
+	buf[len] = 0;
+	return 0;
+}
+
+/* Write @val to @path; 0 or -errno of the write. */
+static inline int nd_write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t len;
+
+	if (fd < 0)
+		return -errno;
+	len = write(fd, val, strlen(val));
+	close(fd);
+	return len < 0 ? -errno : 0;
+}
+
+static inline long nd_read_long(const char *path)
+{
+	char buf[64];
+
+	if (nd_read_file(path, buf, sizeof(buf)))
+		return -1;
+	return strtol(buf, NULL, 10);
+}
+
+/* Field @n (0: nr_dentry, 4: nr_negative) of /proc/sys/fs/dentry-state. */
+static inline long nd_dentry_state(int n)
+{
+	char buf[256], *p = buf;
+	int i;
+
+	if (nd_read_file(DENTRY_STATE, buf, sizeof(buf)))
+		return -1;
+	for (i = 0; i < n; i++)
+		strtol(p, &p, 10);
+	return strtol(p, NULL, 10);
+}
+
+static inline long nd_nr_negative(void)
+{
+	return nd_dentry_state(4);
+}
+
+static inline long nd_nr_positive(void)
+{
+	return nd_dentry_state(0) - nd_dentry_state(4);
+}
+
+/* negative_dentry_reclaimed or negative_dentry_killed, from debugfs. */
+static inline long nd_debugfs_counter(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), NEGATIVE_DEBUGFS "%s", name);
+	return nd_read_long(path);
+}
+
+/* stat() @count missing names @dir/@prefix<i>, from @first on. */
+static inline int nd_stat_missing(const char *dir, const char *prefix,
+				  long first, long count)
+{
+	char path[4096];
+	struct stat st;
+	long i;
+
+	for (i = first; i < first + count; i++) {
+		snprintf(path, sizeof(path), "%s/%s%ld", dir, prefix, i);
+		if (!stat(path, &st) || errno != ENOENT)
+			return -1;
+	}
+	return 0;
+}
+
+struct nd_flood {
+	const char *dir;
+	const char *prefix;
+	long first;
+	long count;
+	int ret;
+};
+
+static inline void *nd_flood_thread(void *arg)
+{
+	struct nd_flood *f = arg;
+
+	f->ret = nd_stat_missing(f->dir, f->prefix, f->first, f->count);
+	return NULL;
+}
+
+/* nd_stat_missing() of @count names split over @threads threads. */
+static inline int nd_flood(const char *dir, const char *prefix, long count,
+			   int threads)
+{
+	struct nd_flood f[64];
+	pthread_t tid[64];
+	int i, ret = 0;
+
+	if (threads < 1 || threads > 64)
+		return -1;
+	for (i = 0; i < threads; i++) {
+		f[i] = (struct nd_flood){ dir, prefix, i * (count / threads),
+			i == threads - 1 ? count - i * (count / threads) :
+					   count / threads, 0 };
+		if (pthread_create(&tid[i], NULL, nd_flood_thread, &f[i]))
+			return -1;
+	}
+	for (i = 0; i < threads; i++) {
+		pthread_join(tid[i], NULL);
+		ret |= f[i].ret;
+	}
+	return ret;
+}
+
+/*
+ * Reclaim runs asynchronously: wait until @read() is at most @bound, or
+ * stopped falling for two seconds, or @timeout_ms passed. Returns the last
+ * value read. The timeout only keeps a broken kernel from hanging the test.
+ */
+static inline long nd_settle(long (*read)(void *), void *arg, long bound,
+			     long timeout_ms)
+{
+	long start = nd_now_ms(), last_drop = start;
+	long val = read(arg), prev = val;
+
+	while (val > bound && nd_now_ms() - last_drop < 2000 &&
+	       nd_now_ms() - start < timeout_ms) {
+		usleep(50 * 1000);
+		val = read(arg);
+		if (val < prev) {
+			last_drop = nd_now_ms();
+			prev = val;
+		}
+	}
+	return val;
+}
+
+/* Wait until @read() is at most @bound, for at most @timeout_ms. */
+static inline long nd_wait_for(long (*read)(void *), void *arg, long bound,
+			       long timeout_ms)
+{
+	long start = nd_now_ms(), val;
+
+	while ((val = read(arg)) > bound && nd_now_ms() - start < timeout_ms)
+		usleep(50 * 1000);
+	return val;
+}
+
+/*
+ * Wait until @read() stays the same for a second, or @timeout_ms passed:
+ * reclaim first takes dentries off the counts and then counts them as
+ * reclaimed, so counts are compared once nothing moves.
+ */
+static inline void nd_quiesce(long (*read)(void *), void *arg,
+			      long timeout_ms)
+{
+	long start = nd_now_ms(), since = start, val = read(arg), now;
+
+	while (nd_now_ms() - since < 1000 && nd_now_ms() - start < timeout_ms) {
+		usleep(100 * 1000);
+		now = read(arg);
+		if (now != val) {
+			val = now;
+			since = nd_now_ms();
+		}
+	}
+}
+
+/* A value that changes whenever reclaim does anything system-wide. */
+static inline long nd_reclaim_activity(void *arg)
+{
+	return nd_nr_negative() + 3 * nd_debugfs_counter("reclaimed") +
+	       7 * nd_debugfs_counter("killed");
+}
+
+static inline long nd_read_nr_negative(void *arg)
+{
+	return nd_nr_negative();
+}
+
+/* Turn a negative_dentry trace event on (1) or off (0), emptying the log. */
+static inline int nd_trace_event(const char *event, int on)
+{
+	char path[256];
+
+	int fd;
+
+	snprintf(path, sizeof(path), TRACEFS "events/negative_dentry/%s/enable",
+		 event);
+	if (nd_write_file(path, on ? "1" : "0"))
+		return -1;
+	fd = open(TRACEFS "trace", O_WRONLY | O_TRUNC);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+/*
+ * The trace log, for strstr() and sscanf() on its lines; NULL if it cannot
+ * be read. The caller frees it.
+ */
+static inline char *nd_trace_log(void)
+{
+	size_t size = 1 << 20, len = 0;
+	char *buf = malloc(size);
+	int fd = open(TRACEFS "trace", O_RDONLY);
+	ssize_t n;
+
+	if (!buf || fd < 0) {
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	while (len < size - 1 && (n = read(fd, buf + len, size - 1 - len)) > 0)
+		len += n;
+	close(fd);
+	buf[len] = 0;
+	return buf;
+}
+
+#endif /* NEGATIVE_DENTRY_UTIL_H */
