@@ -1,0 +1,165 @@
+#!/bin/sh
+# The make bench scenarios, run in the guest on the base or our kernel.
+# Prints "bench <scenario> <row> <metric> <value>" and "series <scenario>
+# <row> <ms> <count>" lines; harness/bench.py collects them. A scenario our
+# kernel's feature is missing from (the base kernel has no limits) runs
+# without limits, as rows of their own.
+for word in $(cat /proc/cmdline); do
+	case $word in bench.quick=*) quick=${word#*=} ;; esac
+done
+if [ "$quick" = 1 ]; then
+	SECS=0.5 POLLUTE=100000 STORM_ROUNDS=3 STORM_FLOOD=50000
+	TEARDOWN="10000 100000" RUNAWAY=100000
+else
+	SECS=3 POLLUTE=1500000 STORM_ROUNDS=30 STORM_FLOOD=500000
+	TEARDOWN="10000 100000 1000000" RUNAWAY=1000000
+fi
+ours() { [ "$VMRUN_KERNEL" = patched ]; }
+cg=/sys/fs/cgroup/bench
+work=$TESTFS/bench
+
+emit() { echo "bench $*"; }
+negatives() { cut -f5 /proc/sys/fs/dentry-state; }
+now_ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
+fresh() { sync; echo 2 >/proc/sys/vm/drop_caches; }
+# run CGROUP COMMAND...: run a command inside a cgroup
+run() { (echo 0 >"$cg/$1/cgroup.procs" && shift && exec "$@"); }
+limits() {	# limits DIR_MAX CGROUP MAX: set both limits, if we have them
+	ours || return 0
+	echo "$1" >/proc/sys/fs/dentry-dir-max
+	echo "$3" >"$cg/$2/memory.negative_dentry.max"
+}
+evictions() {	# evictions CGROUP: its negative dentries reclaimed or killed
+	ours || { echo 0; return; }
+	echo $(($(sed -n 's/^negative_dentry_reclaimed //p' "$cg/$1/memory.stat") +
+		$(sed -n 's/^negative_dentry_killed //p' "$cg/$1/memory.stat")))
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", b ? a / b : 0 }'; }
+
+echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+mkdir -p $cg $work
+echo +memory >$cg/cgroup.subtree_control
+
+echo "progress: lookup rates"
+mkdir $cg/lookup
+nd_bench files $work/lookup 1000
+if ours; then rows="off armed over"; else rows=base; fi
+for row in $rows; do
+	case $row in
+	off) limits 0 lookup max ;;
+	armed) limits 1000000 lookup 100000000 ;;
+	over) limits 1000 lookup 1000 ;;
+	esac
+	for mode in positive negative create; do
+		for threads in 1 2; do
+			fresh
+			run lookup nd_bench rate $mode $work/lookup 1000 0.2 $threads >/dev/null
+			emit lookup $row $mode-$threads \
+				"$(run lookup nd_bench rate $mode $work/lookup 1000 $SECS $threads)"
+		done
+	done
+	limits 0 lookup max
+done
+rmdir $cg/lookup
+
+echo "progress: hash-chain pollution"
+mkdir $cg/victim
+nd_bench files $work/victim 1000
+if ours; then rows="unlimited limited"; else rows=unlimited; fi
+for row in $rows; do
+	fresh
+	mkdir $cg/flooder
+	[ $row = limited ] && limits 0 flooder 10000
+	before=$(run victim nd_bench rate positive $work/victim 1000 $SECS 1)
+	run flooder nd_bench runaway /proc/sys/fs/dentry-state \
+		$work/flood-$row "$POLLUTE" 1 >/dev/null
+	after=$(run victim nd_bench rate positive $work/victim 1000 $SECS 1)
+	emit pollution $row before "$before"
+	emit pollution $row after "$after"
+	emit pollution $row after_over_before "$(ratio "$after" "$before")"
+	emit pollution $row negatives "$(negatives)"
+	rmdir $cg/flooder
+done
+rmdir $cg/victim
+
+echo "progress: include-path storm"
+if ours; then rows="unlimited max-20000 max-5000"; else rows=unlimited; fi
+for row in $rows; do
+	fresh
+	mkdir $cg/build
+	echo +memory >$cg/build/cgroup.subtree_control
+	mkdir $cg/build/cc $cg/build/junk
+	[ $row != unlimited ] && limits 0 build "${row#max-}"
+	# the compile has run before: its include path is warm
+	mkdir -p $work/storm-$row
+	(cd $work/storm-$row && run build/cc nd_bench storm 16 400 2 >/dev/null)
+	before=$(evictions build/cc)
+	(echo 0 >$cg/build/junk/cgroup.procs &&
+		exec nd_bench runaway /proc/sys/fs/dentry-state \
+			$work/junk-$row "$STORM_FLOOD" 1 >/dev/null) &
+	junk=$!
+	set -- $(cd $work/storm-$row &&
+		run build/cc nd_bench storm 16 400 "$STORM_ROUNDS")
+	evicted=$(($(evictions build/cc) - before))
+	wait $junk
+	emit storm $row seconds "$1"
+	emit storm $row negative_lookups "$2"
+	emit storm $row evicted "$evicted"
+	# each eviction of a hot missing name costs a lookup that misses
+	emit storm $row hit_rate "$(awk -v l="$2" -v e="$evicted" \
+		'BEGIN { printf "%.4f", l ? 1 - e / l : 0 }')"
+	rmdir $cg/build/cc $cg/build/junk $cg/build
+done
+
+echo "progress: teardown"
+mke2fs /dev/ram0 >/dev/null 2>&1
+mkdir -p /mnt/scratch
+row=unlimited
+for n in $TEARDOWN; do
+	fresh
+	mkdir $cg/teardown
+	run teardown nd_bench runaway /proc/sys/fs/dentry-state \
+		$work/teardown-$n "$n" 1 >/dev/null
+	before=$(negatives)
+	t0=$(now_ms)
+	rmdir $cg/teardown
+	t1=$(now_ms)
+	while [ "$(negatives)" -gt $((before - n * 99 / 100)) ] &&
+		[ $(($(now_ms) - t1)) -lt 20000 ]; do
+		sleep 0.05
+	done
+	t2=$(now_ms)
+	emit teardown n$n rmdir_ms $((t1 - t0))
+	emit teardown n$n negatives_left $(($(negatives) - before + n))
+	if [ "$(negatives)" -le $((before - n * 99 / 100)) ]; then
+		emit teardown n$n drained_ms $((t2 - t1))
+	fi
+	fresh
+	mount -t ext4 /dev/ram0 /mnt/scratch
+	nd_bench runaway /proc/sys/fs/dentry-state /mnt/scratch/d "$n" 1 >/dev/null
+	t0=$(now_ms)
+	umount /mnt/scratch
+	emit teardown n$n umount_ms $(($(now_ms) - t0))
+done
+
+echo "progress: runaway bound"
+fresh
+mkdir $cg/runaway
+before=$(negatives)
+if ours; then
+	row=max-10000
+	limits 0 runaway 10000
+	count=$cg/runaway/memory.negative_dentry.current
+else
+	row=unlimited
+	count=/proc/sys/fs/dentry-state
+fi
+run runaway nd_bench runaway $count $work/runaway "$RUNAWAY" 4 >/tmp/runaway
+sed -n "s/^series /series runaway $row /p" /tmp/runaway
+emit runaway $row peak "$(sed -n 's/^peak //p' /tmp/runaway)"
+sleep 2
+emit runaway $row negatives_end $(($(negatives) - before))
+emit runaway $row slab_kib \
+	$(($(sed -n 's/^slab_reclaimable //p' $cg/runaway/memory.stat) / 1024))
+rmdir $cg/runaway
+echo "progress: done"

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nd_bench: the measurements of make bench, one subcommand each.
+ *
+ *   nd_bench files DIR N
+ *	create DIR/file0 .. file<N-1>
+ *   nd_bench rate positive|negative|create DIR N SECONDS THREADS
+ *	stat() for SECONDS from THREADS threads and print lookups a second:
+ *	positive: the N files; negative: N missing names, cached by a first
+ *	pass; create: new missing names, each making a negative dentry
+ *   nd_bench storm DIRS HEADERS ROUNDS
+ *	an include-path search: HEADERS headers spread over DIRS directories
+ *	inc0 .. inc<DIRS-1> (created), each looked up ROUNDS times through
+ *	the directories in order; prints seconds and negative lookups
+ *   nd_bench runaway COUNTFILE DIR N THREADS
+ *	stat N missing names in DIR from THREADS threads while sampling
+ *	COUNTFILE (a memory.negative_dentry.current, or dentry-state) every
+ *	millisecond; prints "series <ms> <count>" lines and the peak
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void die(const char *what)
+{
+	perror(what);
+	exit(1);
+}
+
+static int cmd_files(const char *dir, long n)
+{
+	char path[4096];
+	long i;
+	int fd;
+
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		die(dir);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/file%ld", dir, i);
+		fd = open(path, O_CREAT | O_WRONLY, 0644);
+		if (fd < 0)
+			die(path);
+		close(fd);
+	}
+	return 0;
+}
+
+struct rate {
+	const char *mode, *dir;
+	long n;
+	int id;
+	double until;
+	long done;
+};
+
+static void *rate_thread(void *arg)
+{
+	struct rate *r = arg;
+	char path[4096];
+	struct stat st;
+	long i;
+
+	for (i = 0; now() < r->until; i++) {
+		if (!strcmp(r->mode, "positive"))
+			snprintf(path, sizeof(path), "%s/file%ld", r->dir,
+				 i % r->n);
+		else if (!strcmp(r->mode, "negative"))
+			snprintf(path, sizeof(path), "%s/absent%ld", r->dir,
+				 i % r->n);
+		else
+			snprintf(path, sizeof(path), "%s/new-%d-%ld", r->dir,
+				 r->id, i);
+		stat(path, &st);
+	}
+	r->done = i;
+	return NULL;
+}
+
+static int cmd_rate(const char *mode, const char *dir, long n, double secs,
+		    int threads)
+{
+	struct rate r[64];
+	pthread_t tid[64];
+	char path[4096];
+	struct stat st;
+	double start;
+	long i, total = 0;
+
+	if (threads < 1 || threads > 64)
+		return 2;
+	if (!strcmp(mode, "negative"))	/* cache the missing names first */
+		for (i = 0; i < n; i++) {
+			snprintf(path, sizeof(path), "%s/absent%ld", dir, i);
+			stat(path, &st);
+		}
+	start = now();
+	for (i = 0; i < threads; i++) {
+		r[i] = (struct rate){ mode, dir, n, (int)i, start + secs, 0 };
+		if (pthread_create(&tid[i], NULL, rate_thread, &r[i]))
+			die("pthread_create");
+	}
+	for (i = 0; i < threads; i++) {
+		pthread_join(tid[i], NULL);
+		total += r[i].done;
+	}
+	printf("%.0f\n", total / (now() - start));
+	return 0;
+}
+
+static int cmd_storm(int dirs, int headers, int rounds)
+{
+	char path[256];
+	struct stat st;
+	long negative = 0;
+	double start;
+	int d, h, round;
+
+	for (d = 0; d < dirs; d++) {
+		snprintf(path, sizeof(path), "inc%d", d);
+		if (mkdir(path, 0755) && errno != EEXIST)
+			die(path);
+	}
+	/* header h lives in one directory, spread evenly over the path */
+	for (h = 0; h < headers; h++) {
+		snprintf(path, sizeof(path), "inc%d/h%d.h", h % dirs, h);
+		close(open(path, O_CREAT | O_WRONLY, 0644));
+	}
+	start = now();
+	for (round = 0; round < rounds; round++)
+		for (h = 0; h < headers; h++)
+			for (d = 0; d < dirs; d++) {
+				snprintf(path, sizeof(path), "inc%d/h%d.h", d, h);
+				if (!stat(path, &st))
+					break;
+				negative++;
+			}
+	printf("%.3f %ld\n", now() - start, negative);
+	return 0;
+}
+
+struct flood {
+	const char *dir;
+	long first, count;
+};
+
+static atomic_int floods_done;
+
+static void *flood_thread(void *arg)
+{
+	struct flood *f = arg;
+	char path[4096];
+	struct stat st;
+	long i;
+
+	for (i = f->first; i < f->first + f->count; i++) {
+		snprintf(path, sizeof(path), "%s/missing%ld", f->dir, i);
+		stat(path, &st);
+	}
+	atomic_fetch_add(&floods_done, 1);
+	return NULL;
+}
+
+static long read_count(const char *file)
+{
+	char buf[256], *p = buf;
+	ssize_t len;
+	int fd, i;
+
+	fd = open(file, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len < 0)
+		return -1;
+	buf[len] = 0;
+	/* dentry-state: the fifth field, nr_negative */
+	if (strstr(file, "dentry-state"))
+		for (i = 0; i < 4; i++)
+			strtol(p, &p, 10);
+	return strtol(p, NULL, 10);
+}
+
+static int cmd_runaway(const char *file, const char *dir, long n, int threads)
+{
+	struct flood f[64];
+	pthread_t tid[64];
+	long base = strstr(file, "dentry-state") ? read_count(file) : 0;
+	long peak = 0, last_ms = -1000, count, ms;
+	double start = now();
+	int i;
+
+	if (threads < 1 || threads > 64)
+		return 2;
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		die(dir);
+	for (i = 0; i < threads; i++) {
+		f[i] = (struct flood){ dir, i * (n / threads), n / threads };
+		if (pthread_create(&tid[i], NULL, flood_thread, &f[i]))
+			die("pthread_create");
+	}
+	do {
+		count = read_count(file) - base;
+		ms = (now() - start) * 1000;
+		if (count > peak)
+			peak = count;
+		if (ms - last_ms >= 100) {
+			printf("series %ld %ld\n", ms, count);
+			last_ms = ms;
+		}
+		usleep(1000);
+	} while (atomic_load(&floods_done) < threads);
+	for (i = 0; i < threads; i++)
+		pthread_join(tid[i], NULL);
+	printf("series %ld %ld\n", (long)((now() - start) * 1000),
+	       read_count(file) - base);
+	printf("peak %ld\n", peak);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "files"))
+		return cmd_files(argv[2], atol(argv[3]));
+	if (argc == 7 && !strcmp(argv[1], "rate"))
+		return cmd_rate(argv[2], argv[3], atol(argv[4]), atof(argv[5]),
+				atoi(argv[6]));
+	if (argc == 5 && !strcmp(argv[1], "storm"))
+		return cmd_storm(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
+	if (argc == 6 && !strcmp(argv[1], "runaway"))
+		return cmd_runaway(argv[2], argv[3], atol(argv[4]),
+				   atoi(argv[5]));
+	fprintf(stderr, "usage: see the comment at the top of nd_bench.c\n");
+	return 2;
+}

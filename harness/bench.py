@@ -1,0 +1,187 @@
+#!/usr/bin/python3
+"""make bench: the unpatched base kernel and ours, side by side.
+
+Boots the fast (non-debug) base and patched kernels in turn, ROUNDS times,
+each running bench/guest.sh, and collects its "bench <scenario> <row>
+<metric> <value>" and "series ..." lines. Writes to results/:
+  raw.csv       every number, by round and kernel
+  report.md     a table per scenario: min and median over the rounds, and
+                the ratio of ours to the base's row of the same metric
+  *.png         negatives over time in the runaway scenario, teardown
+                time against the number of negative dentries
+and prints the report. TCG timings only mean something as ratios.
+Exits non-zero if a boot failed or a scenario produced no numbers.
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCENARIOS = {
+    "lookup": "Lookup rates (stat() a second; base row: base kernel)",
+    "pollution": "Hash-chain pollution: a neighbour's positive lookups "
+                 "before and after another cgroup floods",
+    "storm": "Include-path storm while a neighbour floods",
+    "teardown": "Teardown of a cgroup or filesystem holding N negative "
+                "dentries",
+    "runaway": "Runaway bound: a flood from 4 threads",
+}
+# The base-kernel row each row of ours compares with.
+BASE_ROW = {"lookup": "base", "pollution": "unlimited", "storm": "unlimited",
+            "runaway": "unlimited"}
+
+
+def boot(kernel, rnd, args):
+    """Run bench/guest.sh on @kernel; return (status, bench lines, series)."""
+    log = os.path.join(args.out, "logs", f"{kernel}-{rnd}.log")
+    cmd = [os.path.join(ROOT, "harness", "vmrun.py"),
+           "--image", os.path.join(ROOT, "build", "obj", f"{kernel}-fast",
+                                   "arch/x86/boot/bzImage"),
+           "--kernel", kernel, "--initramfs", args.initramfs,
+           "--timeout", "3600", "--log", log,
+           "--append", f"bench.quick={int(args.quick)}",
+           os.path.join(ROOT, "bench", "guest.sh")]
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    results, series = [], []
+    for line in proc.stdout:
+        words = line.split()
+        if line.startswith("progress: "):
+            print(f"  {kernel} round {rnd}: {line[10:].strip()}", flush=True)
+        elif words[:1] == ["bench"] and len(words) == 5:
+            results.append(words[1:])
+        elif words[:1] == ["series"] and len(words) == 5:
+            series.append(words[1:])
+    status = proc.wait()
+    print(f"  {kernel} round {rnd}: status {status}, "
+          f"{time.monotonic() - start:.0f} s", flush=True)
+    return status, results, series
+
+
+def number(text):
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def fmt(value):
+    if value is None:
+        return "-"
+    return f"{value:.4g}" if abs(value) < 10 else f"{value:,.0f}"
+
+
+def report(values):
+    """values[(scenario, row, metric, kernel)] = [value per round]"""
+    out = []
+    for scenario, title in SCENARIOS.items():
+        keys = sorted({k[1:3] for k in values if k[0] == scenario})
+        out += [f"### {title}", "",
+                "| row | kernel | metric | min | median | ours/base |",
+                "| --- | --- | --- | ---: | ---: | ---: |"]
+        for row, metric in keys:
+            for kernel in ("base", "patched"):
+                vals = values.get((scenario, row, metric, kernel))
+                if not vals:
+                    continue
+                med = statistics.median(vals)
+                ratio = ""
+                base = values.get((scenario, BASE_ROW.get(scenario, row),
+                                   metric, "base"))
+                if kernel == "patched" and base and statistics.median(base):
+                    ratio = f"{med / statistics.median(base):.3f}"
+                out.append(f"| {row} | {'ours' if kernel == 'patched' else 'base'} "
+                           f"| {metric} | {fmt(min(vals))} | {fmt(med)} | {ratio} |")
+        out.append("")
+    return "\n".join(out)
+
+
+def plot(series, values, out):
+    """PNGs with gnuplot: runaway negatives over time, teardown against N."""
+    data = os.path.join(out, "runaway.dat")
+    with open(data, "w") as f:
+        for kernel in ("base", "patched"):
+            for _, row, ms, count in series.get(kernel, []):
+                f.write(f"{int(ms) / 1000} {count}\n")
+            f.write("\n\n")
+    teardown = os.path.join(out, "teardown.dat")
+    with open(teardown, "w") as f:
+        sizes = sorted({int(k[1][1:]) for k in values if k[0] == "teardown"})
+        for n in sizes:
+            row = [str(n)]
+            for kernel in ("base", "patched"):
+                for metric in ("rmdir_ms", "drained_ms", "umount_ms"):
+                    vals = values.get(("teardown", f"n{n}", metric, kernel))
+                    row.append(f"{statistics.median(vals)}" if vals else "NaN")
+            f.write(" ".join(row) + "\n")
+    script = f"""
+set terminal pngcairo size 900,500 noenhanced
+set grid
+set key top left
+set output "{out}/runaway.png"
+set title "Negative dentries of a flooding cgroup (4 threads)"
+set xlabel "seconds"
+set ylabel "negative dentries"
+set format y "%.0f"
+plot "{data}" index 0 using 1:2 with lines title "base kernel, no limit", \\
+     "{data}" index 1 using 1:2 with lines title "ours, memory.negative_dentry.max = 10000"
+set output "{out}/teardown.png"
+set title "Teardown time against negative dentries held"
+set xlabel "negative dentries"
+set ylabel "milliseconds"
+set logscale x
+plot "{teardown}" using 1:2 with linespoints title "base: rmdir", \\
+     "{teardown}" using 1:4 with linespoints title "base: umount", \\
+     "{teardown}" using 1:5 with linespoints title "ours: rmdir", \\
+     "{teardown}" using 1:6 with linespoints title "ours: drain after rmdir", \\
+     "{teardown}" using 1:7 with linespoints title "ours: umount"
+"""
+    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--initramfs", required=True)
+    ap.add_argument("--quick", action="store_true",
+                    help="small sizes, for make check")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--out", default=os.path.join(ROOT, "results"))
+    args = ap.parse_args()
+    os.makedirs(os.path.join(args.out, "logs"), exist_ok=True)
+
+    values, series, failed = {}, {}, False
+    raw = [("round", "kernel", "scenario", "row", "metric", "value")]
+    for rnd in range(1, args.rounds + 1):
+        for kernel in ("base", "patched"):
+            status, results, runs = boot(kernel, rnd, args)
+            failed |= status != 0
+            for scenario, row, metric, text in results:
+                raw.append((rnd, kernel, scenario, row, metric, text))
+                if number(text) is not None:
+                    values.setdefault((scenario, row, metric, kernel),
+                                      []).append(number(text))
+            if rnd == 1:
+                series[kernel] = runs
+    with open(os.path.join(args.out, "raw.csv"), "w") as f:
+        f.write("\n".join(",".join(map(str, r)) for r in raw) + "\n")
+    text = report(values)
+    with open(os.path.join(args.out, "report.md"), "w") as f:
+        f.write(text)
+    plot(series, values, args.out)
+    print(text)
+    missing = [f"{s} on {kernel}" for s in SCENARIOS
+               for kernel in ("base", "patched")
+               if not any(k[0] == s and k[3] == kernel for k in values)]
+    for s in missing:
+        print(f"bench: no numbers for {s}", file=sys.stderr)
+    print(f"bench: results in {os.path.relpath(args.out)}")
+    return 1 if failed or missing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
