@@ -1,0 +1,107 @@
+#!/bin/sh
+# Debian 12's systemd with userspace/systemd/series: NegativeDentryMax=.
+#
+#   harness/systemd.sh build         source (apt-get source, Debian's patches
+#                                    applied), our series on top, meson
+#                                    build of what the series changes, and
+#                                    its unit tests
+#   harness/systemd.sh install ROOT  put the built libraries and programs
+#                                    in a Debian root filesystem
+#   harness/systemd.sh import|export edit the series as commits of a git
+#                                    tree (build/systemd/series), as
+#                                    harness/series.sh does for the kernel
+#
+# The build uses debian/rules' meson options (userspace/systemd/meson-options),
+# less LTO and man pages, so the libraries export what Debian's other systemd
+# programs link against.
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+patches=$root/userspace/systemd
+version=$(cat "$patches/version")
+work=$root/build/systemd
+base=$work/src
+tree=$work/tree
+obj=$work/obj
+tests="test-load-fragment"
+targets="src/core/libsystemd-core-252.so src/shared/libsystemd-shared-252.so
+systemctl systemd-run systemd $tests"
+
+source_tree() {
+	[ "$(cat "$base/.negdentry-base-version" 2>/dev/null)" = "$version" ] && return
+	sources=/etc/apt/sources.list.d/negdentry-deb-src.sources
+	if ! grep -qs deb-src /etc/apt/sources.list /etc/apt/sources.list.d/*; then
+		printf '%s\n' "Types: deb-src" "URIs: http://deb.debian.org/debian" \
+			"Suites: bookworm bookworm-updates" "Components: main" \
+			"Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" >$sources
+		apt-get update -q >/dev/null
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get build-dep -y -q "systemd=$version" >/dev/null
+	rm -rf "$work/dl" "$base"
+	mkdir -p "$work/dl"
+	(cd "$work/dl" && apt-get source -q --download-only "systemd=$version" >/dev/null 2>&1)
+	dpkg-source -x "$work/dl"/systemd_*.dsc "$base" >/dev/null
+	echo "$version" >"$base/.negdentry-base-version"
+}
+
+case ${1:-} in
+build)
+	source_tree
+	"$root/harness/assemble.py" sync "$base" "$tree" "$patches"
+	if [ ! -f "$obj/build.ninja" ]; then
+		# one option a line, spaces and all
+		set --
+		while IFS= read -r opt; do
+			case $opt in '#'* | '') ;; *) set -- "$@" "$opt" ;; esac
+		done <"$patches/meson-options"
+		CC="ccache gcc" meson setup "$obj" "$tree" "$@" -Db_lto=false \
+			-Dman=false -Dinstall-tests=false -Dtests=true >"$work/meson.log" 2>&1 ||
+			{ tail -30 "$work/meson.log" >&2; exit 1; }
+	fi
+	# shellcheck disable=SC2086
+	ninja -C "$obj" $targets >"$work/ninja.log" 2>&1 ||
+		{ grep -B2 -A8 -m3 "error" "$work/ninja.log" >&2; exit 1; }
+	for t in $tests; do
+		"$obj/$t" >"$work/$t.log" 2>&1 || { tail -20 "$work/$t.log" >&2; exit 1; }
+		echo "systemd: $t passed"
+	done
+	;;
+install)
+	dest=$2
+	libdir=/usr/lib/x86_64-linux-gnu/systemd
+	install -m 644 "$obj/src/core/libsystemd-core-252.so" "$dest$libdir/"
+	install -m 644 "$obj/src/shared/libsystemd-shared-252.so" "$dest$libdir/"
+	install -m 755 "$obj/systemd" "$dest/usr/lib/systemd/systemd"
+	install -m 755 "$obj/systemctl" "$obj/systemd-run" "$dest/usr/bin/"
+	# The build tree's run paths, as meson install would rewrite them.
+	for f in "$dest$libdir/libsystemd-core-252.so" "$dest/usr/lib/systemd/systemd" \
+		"$dest/usr/bin/systemctl" "$dest/usr/bin/systemd-run"; do
+		patchelf --set-rpath "$libdir" "$f"
+	done
+	;;
+import)
+	source_tree
+	rm -rf "$work/series"
+	cp -a "$base" "$work/series"
+	cd "$work/series"
+	git init -q
+	git add -A -f
+	git -c user.name=base -c user.email=base@localhost commit -q -m base
+	git tag base
+	grep -v '^#' "$patches/series" | while read -r p; do
+		[ -n "$p" ] && git am -q "$patches/$p"
+	done
+	git log --oneline base..
+	;;
+export)
+	cd "$work/series"
+	rm -f "$patches"/*.patch
+	git format-patch -q --no-signature --zero-commit -N -o "$patches" base..
+	(cd "$patches" && ls -- *.patch) >"$patches/series"
+	cat "$patches/series"
+	;;
+*)
+	sed -n '2,16s/^# \{0,1\}//p' "$0"
+	exit 2
+	;;
+esac

@@ -1,0 +1,34 @@
+# TAP for the userspace test scripts: . ./tap.sh, then tap_check NAME
+# COMMAND [ARG...] for each test, tap_done at the end (exits non-zero if a
+# test failed). A command's output goes to the log as TAP comments.
+tap_n=0
+tap_failed=0
+echo "selftest: ${0##*/}"
+echo "TAP version 13"
+
+tap_check() {
+	tap_name=$1
+	shift
+	tap_n=$((tap_n + 1))
+	if "$@" >/tmp/tap.out 2>&1; then
+		tap_result=ok
+	else
+		tap_result="not ok"
+		tap_failed=$((tap_failed + 1))
+	fi
+	sed 's/^/# /' /tmp/tap.out
+	echo "$tap_result $tap_n $tap_name"
+}
+
+tap_done() {
+	echo "1..$tap_n"
+	echo "selftest: ${0##*/} exited $tap_failed"
+	exit $((tap_failed != 0))
+}
+
+# Conditions for tap_check.
+fails() { ! "$@"; }
+at_most() { [ -n "$1" ] && [ "$1" -le "$2" ]; }
+contains() { case $1 in *"$2"*) return 0 ;; esac; echo "no \"$2\" in: $1"; return 1; }
+mentions() { echo "$1" | grep -qi -- "$2" || { echo "no \"$2\" (any case) in: $1"; return 1; }; }
+equals() { [ "$1" = "$2" ] || { echo "\"$1\" is not \"$2\""; return 1; }; }
