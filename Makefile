@@ -7,7 +7,8 @@
 #
 # KERNEL=patched|base picks the kernel; DEBUG=1 the kernel with the debug
 # checkers (lockdep, KASAN, ...), the default of vm-run, DEBUG=0 the one
-# without, the default of run; KVM=1 uses KVM instead of TCG where it works.
+# without, the default of run; GUEST=debian boots the Debian 12 guest
+# instead of the busybox one; KVM=1 uses KVM instead of TCG where it works.
 
 KERNEL ?= patched
 DEBUG ?=
@@ -15,37 +16,63 @@ KVM ?= 0
 TIMEOUT ?= 1800
 SCRIPT ?=
 SUITES ?=
-CHECK_KERNELS := base-debug patched-debug base-fast patched-fast
+GUEST ?= busybox
+FULL ?=
+CHECK_KERNELS := patched-debug base-fast patched-fast $(if $(FULL),base-debug)
 
 FLAVOUR = $(if $(filter 0,$(or $(DEBUG),$(DEBUG_DEFAULT))),fast,debug)
 BUILD := $(CURDIR)/build
 image = $(BUILD)/obj/$(1)-$(FLAVOUR)/arch/x86/boot/bzImage
 INITRAMFS := $(BUILD)/guest/initramfs.cpio
 CGROUP_TESTS_BASE := $(BUILD)/src/base/tools/testing/selftests/cgroup
+SELFTESTS_OURS := $(BUILD)/src/patched/tools/testing/selftests
 UPSTREAM_TESTS := test_core test_kmem test_memcontrol
+OUR_TESTS := test_negative_dentry dentry_dir_max
 GUEST_PROGS := $(patsubst guest/progs/%.c,%,$(wildcard guest/progs/*.c))
-GUEST_BINS := $(addprefix $(BUILD)/guest/bin/,$(UPSTREAM_TESTS) $(GUEST_PROGS))
+GUEST_BINS := $(addprefix $(BUILD)/guest/bin/,$(UPSTREAM_TESTS) $(OUR_TESTS) \
+	$(GUEST_PROGS))
 STATIC_CC := gcc -static -Wall -pthread
-VMRUN = harness/vmrun.py --initramfs $(INITRAMFS) --timeout $(TIMEOUT) \
+DEBIAN_ROOTFS := $(BUILD)/debian/rootfs
+GUEST_ARGS = $(if $(filter debian,$(GUEST)),--guest debian \
+	--rootfs $(DEBIAN_ROOTFS),--initramfs $(INITRAMFS))
+VMRUN = harness/vmrun.py $(GUEST_ARGS) --timeout $(TIMEOUT) \
 	$(if $(filter 1,$(KVM)),--kvm)
 PATCH := $(BUILD)/negative-dentry.patch
 
-.PHONY: run check vm-run patch deps tree kernel initramfs clean
+.PHONY: run check bench deb vm-run patch deps tree kernel initramfs debian-rootfs clean
 
 run: DEBUG_DEFAULT := 0
 run: kernel initramfs
-	$(VMRUN) --image $(call image,$(KERNEL)) --kernel $(KERNEL) demo/run.sh
+	@mkdir -p $(BUILD)/demo
+	$(VMRUN) --image $(call image,$(KERNEL)) --kernel $(KERNEL) \
+		--log $(BUILD)/demo/console.log demo/run.sh
+	demo/plot.sh $(BUILD)/demo/console.log $(BUILD)/demo/negatives.png
 
-# make check tests both kernels in both flavours: the debug checkers catch
-# bugs, the fast kernels run the workloads at a realistic speed.
+# make check tests our kernel in both flavours (the debug checkers catch bugs,
+# the fast kernel runs workloads at a realistic speed) and the fast base
+# kernel to compare with; FULL=1 adds the debug base kernel too.
 check: deps
 	$(MAKE) --no-print-directory initramfs patch
 	for k in $(CHECK_KERNELS); do harness/kernel.sh $${k%-*} $${k#*-} || exit 1; done
-	harness/check.py --initramfs $(INITRAMFS) --patch $(PATCH) \
+	$(MAKE) --no-print-directory debian-rootfs
+	harness/check.py --initramfs $(INITRAMFS) --rootfs $(DEBIAN_ROOTFS) --patch $(PATCH) \
+		--kernels "$(CHECK_KERNELS)" \
 		$(if $(filter 1,$(KVM)),--kvm) $(SUITES)
 
+# make bench: base and ours, fast kernels, side by side; QUICK=1 for a short
+# run. Results in results/.
+bench: deps
+	$(MAKE) --no-print-directory initramfs
+	for k in base patched; do harness/kernel.sh $$k fast || exit 1; done
+	harness/bench.py --initramfs $(INITRAMFS) $(if $(QUICK),--quick --rounds 1)
+
+# make deb: linux-image and linux-headers packages of our kernel in
+# build/deb; CONFIG=debian with Debian's own amd64 configuration (hours).
+deb: tree
+	harness/deb.sh $(if $(filter debian,$(CONFIG)),debian,small)
+
 vm-run: DEBUG_DEFAULT := 1
-vm-run: kernel initramfs
+vm-run: kernel $(if $(filter debian,$(GUEST)),debian-rootfs,initramfs)
 	@test -n "$(SCRIPT)" || { echo "vm-run: give SCRIPT=path/to/script.sh" >&2; exit 2; }
 	$(VMRUN) --image $(call image,$(KERNEL)) --kernel $(KERNEL) \
 		--log $(BUILD)/vm-run.log $(SCRIPT)
@@ -71,12 +98,35 @@ kernel: tree
 initramfs: tree
 	$(MAKE) --no-print-directory $(INITRAMFS)
 
+# The Debian guest: debootstrap once (again when guest/debian/packages
+# changes), plus our static programs and busybox for container images, our
+# systemd (built and unit-tested from userspace/systemd), and our kernel
+# installed from its package (make deb).
+debian-rootfs: initramfs deb
+	harness/debian-rootfs.sh $(DEBIAN_ROOTFS) /bin/busybox \
+		$(addprefix $(BUILD)/guest/bin/,$(GUEST_PROGS))
+	harness/systemd.sh build
+	harness/systemd.sh install $(DEBIAN_ROOTFS)
+	dpkg --root=$(DEBIAN_ROOTFS) -i $(BUILD)/deb/linux-image-*.deb >/dev/null
+
 $(INITRAMFS): guest/init harness/initramfs.sh $(GUEST_BINS)
 	harness/initramfs.sh $@ $(GUEST_BINS)
 
 $(BUILD)/guest/bin/test_%: $(CGROUP_TESTS_BASE)/test_%.c $(CGROUP_TESTS_BASE)/cgroup_util.c
 	@mkdir -p $(@D)
 	$(STATIC_CC) -o $@ $^
+
+NEGATIVE_DENTRY_UTIL := $(SELFTESTS_OURS)/filesystems/negative_dentries/negative_dentry_util.h
+
+$(BUILD)/guest/bin/test_negative_dentry: $(SELFTESTS_OURS)/cgroup/test_negative_dentry.c \
+		$(SELFTESTS_OURS)/cgroup/cgroup_util.c $(NEGATIVE_DENTRY_UTIL)
+	@mkdir -p $(@D)
+	$(STATIC_CC) -o $@ $(filter %.c,$^)
+
+$(BUILD)/guest/bin/dentry_dir_max: $(SELFTESTS_OURS)/filesystems/negative_dentries/dentry_dir_max.c \
+		$(NEGATIVE_DENTRY_UTIL)
+	@mkdir -p $(@D)
+	$(STATIC_CC) -o $@ $<
 
 $(BUILD)/guest/bin/%: guest/progs/%.c
 	@mkdir -p $(@D)

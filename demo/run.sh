@@ -1,37 +1,81 @@
 #!/bin/sh
-# make run: a container that probes for files that do not exist.
+# make run: two containers probe for files that do not exist.
 #
-# A cgroup, like the one a container runtime creates, runs negflood: it
-# stats N missing names on ext4 (as NSS init or a health check does). Each
-# failed lookup leaves a negative dentry behind. Every second we print the
-# system's negative dentry count (/proc/sys/fs/dentry-state, 5th field) and
-# the cgroup's memory: the dentries are kernel memory charged to it.
-N=${N:-300000}
+# Two sibling cgroups, like those a container runtime creates, run the same
+# flood: negflood stats N missing names on ext4, as NSS initialisation or a
+# health check does, and each failed lookup leaves a negative dentry behind.
+# One cgroup has memory.negative_dentry.max set, the other has not. While
+# they run we print their negative dentries; "sample" lines feed the plot
+# demo/plot.sh draws. Then a table, and the time rmdir takes.
+N=${N:-400000}
+MAX=${MAX:-50000}
 cg=/sys/fs/cgroup/demo
-probe=$TESTFS/probe
 
+now_ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
 negatives() { cut -f5 /proc/sys/fs/dentry-state; }
-stat_of() { sed -n "s/^$1 //p" $cg/memory.stat; }
-kib() { echo $(($1 / 1024)); }
+current() { cat "$cg/$1/memory.negative_dentry.current"; }
+stat_of() { sed -n "s/^$2 //p" "$cg/$1/memory.stat"; }
+row() { printf '%-28s %12s %12s\n' "$@"; }
 
 echo +memory >/sys/fs/cgroup/cgroup.subtree_control
-mkdir -p $cg "$probe"
-echo "demo: cgroup $cg stats $N missing names in $probe"
-printf '%6s %12s %16s %16s\n' seconds negatives "memory.current" "slab_reclaimable"
-before=$(negatives)
-(echo 0 >$cg/cgroup.procs && exec negflood "$probe" "$N") &
-flood=$!
-t=0
-while kill -0 $flood 2>/dev/null; do
-	printf '%6d %12d %13d KiB %13d KiB\n' $t "$(negatives)" \
-		"$(kib "$(cat $cg/memory.current)")" "$(kib "$(stat_of slab_reclaimable)")"
-	sleep 1
-	t=$((t + 1))
+mkdir -p $cg "$TESTFS/limited" "$TESTFS/unlimited"
+echo +memory >$cg/cgroup.subtree_control
+mkdir $cg/limited $cg/unlimited
+echo "$MAX" >$cg/limited/memory.negative_dentry.max
+echo "demo: two cgroups stat $N missing names each;" \
+	"memory.negative_dentry.max is $MAX in one, max in the other"
+
+start=$(now_ms)
+pids=
+for which in limited unlimited; do
+	(echo 0 >$cg/$which/cgroup.procs && exec negflood "$TESTFS/$which" "$N") &
+	pids="$pids $!"
 done
-wait $flood || exit 1
-after=$(negatives)
-printf '%6s %12d %13d KiB %13d KiB\n' end "$after" \
-	"$(kib "$(cat $cg/memory.current)")" "$(kib "$(stat_of slab_reclaimable)")"
-echo "demo: the flood left $((after - before)) more negative dentries, charged to $cg"
-echo "demo: nothing limits them: they stay until memory pressure or umount"
-[ $((after - before)) -ge $((N * 9 / 10)) ]
+running() { for p in $pids; do kill -0 "$p" 2>/dev/null && return 0; done; return 1; }
+row seconds limited unlimited
+last=0
+while running; do
+	t=$(($(now_ms) - start))
+	echo "sample $t $(current limited) $(current unlimited)"
+	if [ $((t - last)) -ge 1000 ]; then
+		row "$((t / 1000))" "$(current limited)" "$(current unlimited)"
+		last=$t
+	fi
+	sleep 0.2
+done
+wait
+sleep 2
+t=$(($(now_ms) - start))
+echo "sample $t $(current limited) $(current unlimited)"
+
+echo
+row "" limited unlimited
+row "memory.negative_dentry.max" "$MAX" max
+row "negative dentries" "$(current limited)" "$(current unlimited)"
+row "dentry slab (KiB)" \
+	"$(($(stat_of limited slab_reclaimable) / 1024))" \
+	"$(($(stat_of unlimited slab_reclaimable) / 1024))"
+row "reclaimed by the limit" "$(stat_of limited negative_dentry_reclaimed)" \
+	"$(stat_of unlimited negative_dentry_reclaimed)"
+row "killed on dput" "$(stat_of limited negative_dentry_killed)" \
+	"$(stat_of unlimited negative_dentry_killed)"
+row "times over the limit" \
+	"$(sed -n 's/^max //p' $cg/limited/memory.negative_dentry.events)" \
+	"$(sed -n 's/^max //p' $cg/unlimited/memory.negative_dentry.events)"
+
+# rmdir returns at once; the removed cgroup's negative dentries are drained
+# in the background.
+before=$(negatives)
+left_after=$((before - $(current limited) - $(current unlimited)))
+t0=$(now_ms)
+rmdir $cg/limited $cg/unlimited
+t1=$(now_ms)
+while [ "$(negatives)" -gt $((left_after + N / 100)) ] &&
+	[ $(($(now_ms) - t1)) -lt 60000 ]; do
+	sleep 0.1
+done
+t2=$(($(now_ms)))
+row "rmdir of both (ms)" "$((t1 - t0))" ""
+row "drained after rmdir (ms)" "$((t2 - t1))" ""
+echo "demo: system negative dentries $before before rmdir, $(negatives) after"
+[ "$(negatives)" -le $((left_after + N / 100)) ]

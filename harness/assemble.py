@@ -1,12 +1,17 @@
 #!/usr/bin/python3
-"""Assemble kernel trees from the pinned base, our files and patches/series.
+"""Assemble source trees from a pinned base, our files and a patch series.
 
-  assemble.py tree    extract the base once into build/src/base, and bring
-                      build/src/patched up to date: our files laid over the
-                      base, then patches/series applied in order. Only files
-                      whose content changes are rewritten, so kbuild rebuilds
-                      only what depends on them.
-  assemble.py diff    print one patch, base -> patched, for git apply -p1.
+  assemble.py tree    the kernel: extract the base once into build/src/base,
+                      and bring build/src/patched up to date: our files laid
+                      over the base, then patches/series applied in order
+  assemble.py diff    print one patch, kernel base -> patched, for git apply
+  assemble.py sync BASE PATCHED PATCHDIR
+                      any other tree: bring PATCHED up to date with BASE and
+                      PATCHDIR/series (used for userspace/systemd)
+
+Only files whose content changes are rewritten, so builds redo only what
+depends on them. A patch that does not apply stops with its name and the
+failing hunk.
 """
 import os
 import shutil
@@ -16,8 +21,8 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, "build")
-BASE = os.path.join(BUILD, "src", "base")
-PATCHED = os.path.join(BUILD, "src", "patched")
+KERNEL_BASE = os.path.join(BUILD, "src", "base")
+KERNEL_PATCHED = os.path.join(BUILD, "src", "patched")
 TARBALL = "/usr/src/linux-source-6.12.tar.xz"
 STAMP = ".negdentry-base-version"
 MANIFEST = ".negdentry-manifest"
@@ -27,76 +32,23 @@ def die(msg):
     sys.exit(f"assemble: {msg}")
 
 
-def pinned_version():
-    with open(os.path.join(ROOT, "base-version")) as f:
-        return f.read().strip()
-
-
-def installed_version():
-    out = subprocess.run(
-        ["dpkg-query", "-W", "-f=${Version}", "linux-source-6.12"],
-        capture_output=True, text=True)
-    return out.stdout.strip() if out.returncode == 0 else None
-
-
-def tree_version(tree):
+def read(path):
     try:
-        with open(os.path.join(tree, STAMP)) as f:
-            return f.read().strip()
+        with open(path, "rb") as f:
+            return f.read()
     except FileNotFoundError:
         return None
 
 
-def ensure_base(version):
-    """Extract the pinned base once; a new pin replaces both trees."""
-    if tree_version(BASE) == version:
-        return
-    if installed_version() != version:
-        die(f"linux-source-6.12 {version} is not installed "
-            f"(have {installed_version()}); run harness/deps.sh")
-    print(f"assemble: extracting linux-source-6.12 {version}", flush=True)
-    for tree in (BASE, PATCHED, BASE + ".tmp"):
-        shutil.rmtree(tree, ignore_errors=True)
-    tmp = BASE + ".tmp"
-    os.makedirs(tmp)
-    subprocess.run(["tar", "-xf", TARBALL, "-C", tmp,
-                    "--strip-components=1"], check=True)
-    with open(os.path.join(tmp, STAMP), "w") as f:
-        f.write(version + "\n")
-    os.rename(tmp, BASE)
+def tree_version(tree):
+    text = read(os.path.join(tree, STAMP))
+    return text.decode().strip() if text else None
 
 
-def ensure_patched_copy(version):
-    if tree_version(PATCHED) == version:
-        return
-    print("assemble: copying base to the patched tree", flush=True)
-    tmp = PATCHED + ".tmp"
-    shutil.rmtree(tmp, ignore_errors=True)
-    subprocess.run(["cp", "-a", BASE, tmp], check=True)
-    os.rename(tmp, PATCHED)
-
-
-def overlay_files():
-    """Our files at kernel paths: everything under a top-level directory of
-    ours that is also a top-level directory of the kernel."""
-    files = []
-    for top in sorted(os.listdir(ROOT)):
-        if top.startswith(".") or not os.path.isdir(os.path.join(BASE, top)):
-            continue
-        for dirpath, _, names in os.walk(os.path.join(ROOT, top)):
-            for name in names:
-                path = os.path.join(dirpath, name)
-                files.append(os.path.relpath(path, ROOT))
-    return sorted(files)
-
-
-def series():
-    path = os.path.join(ROOT, "patches", "series")
-    if not os.path.exists(path):
-        return []
-    with open(path) as f:
-        names = [l.strip() for l in f]
-    return [n for n in names if n and not n.startswith("#")]
+def series(patchdir):
+    text = read(os.path.join(patchdir, "series"))
+    names = (text.decode().split("\n") if text else [])
+    return [n.strip() for n in names if n.strip() and not n.startswith("#")]
 
 
 def patch_targets(patch):
@@ -114,87 +66,149 @@ def patch_targets(patch):
     return paths
 
 
-def read(path):
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except FileNotFoundError:
-        return None
-
-
-def desired_contents(ours, patches):
-    """Content of every file we change: base, then our files, then patches,
-    computed in a scratch copy of just those files."""
-    touched = set(ours)
-    for p in patches:
-        touched |= patch_targets(os.path.join(ROOT, "patches", p))
-    with tempfile.TemporaryDirectory(dir=BUILD) as tmp:
-        for rel in touched:
-            src = os.path.join(ROOT, rel) if rel in ours else \
-                os.path.join(BASE, rel)
-            if os.path.exists(src):
-                os.makedirs(os.path.dirname(os.path.join(tmp, rel)),
-                            exist_ok=True)
-                shutil.copy2(src, os.path.join(tmp, rel))
-        for p in patches:
-            apply_patch(tmp, p)
-        return {rel: read(os.path.join(tmp, rel)) for rel in touched}
-
-
-def apply_patch(tree, name):
+def apply_patch(tree, patchdir, name):
     rej = os.path.join(tree, ".rejects")
     res = subprocess.run(
         ["patch", "-p1", "--forward", "--force", "--fuzz=0",
          "--no-backup-if-mismatch",
-         "-r", rej, "-d", tree, "-i", os.path.join(ROOT, "patches", name)],
+         "-r", rej, "-d", tree, "-i", os.path.join(patchdir, name)],
         capture_output=True, text=True)
     if res.returncode == 0:
         return
-    msg = [f"patches/{name} does not apply:", res.stdout + res.stderr]
+    msg = [f"{os.path.relpath(patchdir, ROOT)}/{name} does not apply:",
+           res.stdout + res.stderr]
     if os.path.exists(rej):
         with open(rej) as f:
             msg += ["failing hunks:", f.read()]
     die("\n".join(msg))
 
 
-def sync_tree():
-    version = pinned_version()
+def sync(base, patched, patchdir, overlay=None):
+    """Make @patched = @base + the files @overlay maps (path -> our file)
+    + the patches of @patchdir/series, rewriting changed files only."""
+    overlay = overlay or {}
+    if tree_version(patched) != tree_version(base):
+        print(f"assemble: copying {os.path.relpath(base, ROOT)} to "
+              f"{os.path.relpath(patched, ROOT)}", flush=True)
+        shutil.rmtree(patched + ".tmp", ignore_errors=True)
+        subprocess.run(["cp", "-a", base, patched + ".tmp"], check=True)
+        shutil.rmtree(patched, ignore_errors=True)
+        os.rename(patched + ".tmp", patched)
+    patches = series(patchdir)
+    touched = set(overlay)
+    for p in patches:
+        touched |= patch_targets(os.path.join(patchdir, p))
     os.makedirs(BUILD, exist_ok=True)
-    ensure_base(version)
-    ensure_patched_copy(version)
-    ours = overlay_files()
-    want = desired_contents(set(ours), series())
-    old = read(os.path.join(PATCHED, MANIFEST))
+    with tempfile.TemporaryDirectory(dir=BUILD) as tmp:
+        for rel in touched:
+            src = overlay.get(rel, os.path.join(base, rel))
+            if os.path.exists(src):
+                os.makedirs(os.path.dirname(os.path.join(tmp, rel)),
+                            exist_ok=True)
+                shutil.copy2(src, os.path.join(tmp, rel))
+        for p in patches:
+            apply_patch(tmp, patchdir, p)
+        want = {rel: read(os.path.join(tmp, rel)) for rel in touched}
+    old = read(os.path.join(patched, MANIFEST))
     for rel in (old.decode().split() if old else []):
-        want.setdefault(rel, read(os.path.join(BASE, rel)))
-    changed = []
+        want.setdefault(rel, read(os.path.join(base, rel)))
     for rel, content in sorted(want.items()):
-        dst = os.path.join(PATCHED, rel)
+        dst = os.path.join(patched, rel)
         if read(dst) == content:
             continue
-        changed.append(rel)
+        print(f"assemble: updated {rel}")
         if content is None:
             os.remove(dst)
             continue
         os.makedirs(os.path.dirname(dst), exist_ok=True)
         with open(dst + ".tmp", "wb") as f:
             f.write(content)
-        src = os.path.join(BASE, rel)
-        shutil.copymode(src if os.path.exists(src) else
-                        os.path.join(ROOT, rel), dst + ".tmp")
+        mode_of = os.path.join(base, rel)
+        shutil.copymode(mode_of if os.path.exists(mode_of) else
+                        overlay[rel], dst + ".tmp")
         os.replace(dst + ".tmp", dst)
-    with open(os.path.join(PATCHED, MANIFEST), "w") as f:
+    with open(os.path.join(patched, MANIFEST), "w") as f:
         f.write("".join(f"{rel}\n" for rel in sorted(want)
-                        if want[rel] != read(os.path.join(BASE, rel))))
-    for rel in changed:
-        print(f"assemble: updated {rel}")
+                        if want[rel] != read(os.path.join(base, rel))))
+
+
+def kernel_version():
+    with open(os.path.join(ROOT, "base-version")) as f:
+        return f.read().strip()
+
+
+def installed_version():
+    out = subprocess.run(
+        ["dpkg-query", "-W", "-f=${Version}", "linux-source-6.12"],
+        capture_output=True, text=True)
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+def ensure_kernel_base(version):
+    """Extract the pinned base once; a new pin replaces both trees."""
+    if tree_version(KERNEL_BASE) == version:
+        return
+    if installed_version() != version:
+        die(f"linux-source-6.12 {version} is not installed "
+            f"(have {installed_version()}); run harness/deps.sh")
+    print(f"assemble: extracting linux-source-6.12 {version}", flush=True)
+    tmp = KERNEL_BASE + ".tmp"
+    for tree in (KERNEL_BASE, tmp):
+        shutil.rmtree(tree, ignore_errors=True)
+    os.makedirs(tmp)
+    subprocess.run(["tar", "-xf", TARBALL, "-C", tmp,
+                    "--strip-components=1"], check=True)
+    with open(os.path.join(tmp, STAMP), "w") as f:
+        f.write(version + "\n")
+    os.rename(tmp, KERNEL_BASE)
+
+
+def kernel_overlay():
+    """Our files at kernel paths: everything under a top-level directory of
+    ours that is also a top-level directory of the kernel."""
+    files = {}
+    for top in sorted(os.listdir(ROOT)):
+        if top.startswith(".") or \
+                not os.path.isdir(os.path.join(KERNEL_BASE, top)):
+            continue
+        for dirpath, _, names in os.walk(os.path.join(ROOT, top)):
+            for name in names:
+                path = os.path.join(dirpath, name)
+                files[os.path.relpath(path, ROOT)] = path
+    return files
+
+
+def subject(patch):
+    """The subject of a git format-patch file (a header that may be folded
+    over several lines)."""
+    with open(os.path.join(ROOT, "patches", patch), errors="replace") as f:
+        lines = f.read().split("\n\n", 1)[0].splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("Subject: "):
+            text = line[len("Subject: "):]
+            for more in lines[i + 1:]:
+                if not more.startswith(" "):
+                    break
+                text += more
+            return text.replace("[PATCH] ", "")
+    return patch
 
 
 def diff():
-    """One patch of base -> patched over the files we change."""
-    listed = read(os.path.join(PATCHED, MANIFEST))
+    """One patch of kernel base -> patched over the files we change, headed
+    by what it combines."""
+    print("Subject: [PATCH] Limit negative dentries per directory and per "
+          "cgroup\n")
+    print(f"linux-source-6.12 {kernel_version()} with the patches of "
+          "patches/series\nand the new files of the repository, as one "
+          "patch:\n")
+    for p in series(os.path.join(ROOT, "patches")):
+        print(f"  {subject(p)}")
+    print("\n---", flush=True)
+    listed = read(os.path.join(KERNEL_PATCHED, MANIFEST))
     for rel in (listed.decode().split() if listed else []):
-        old, new = os.path.join(BASE, rel), os.path.join(PATCHED, rel)
+        old = os.path.join(KERNEL_BASE, rel)
+        new = os.path.join(KERNEL_PATCHED, rel)
         res = subprocess.run(
             ["diff", "-u",
              "--label", f"a/{rel}" if os.path.exists(old) else "/dev/null",
@@ -208,10 +222,16 @@ def diff():
 
 
 if __name__ == "__main__":
-    cmd = sys.argv[1] if len(sys.argv) > 1 else ""
-    if cmd == "tree":
-        sync_tree()
-    elif cmd == "diff":
+    cmd = sys.argv[1:2]
+    if cmd == ["tree"]:
+        ensure_kernel_base(kernel_version())
+        sync(KERNEL_BASE, KERNEL_PATCHED, os.path.join(ROOT, "patches"),
+             kernel_overlay())
+    elif cmd == ["diff"]:
         diff()
+    elif cmd == ["sync"] and len(sys.argv) == 5:
+        if not os.path.isdir(sys.argv[2]):
+            die(f"no base tree {sys.argv[2]}")
+        sync(*[os.path.abspath(p) for p in sys.argv[2:5]])
     else:
         sys.exit(__doc__)

@@ -8,12 +8,20 @@ build/check/<suite>.log) and judges what came back:
              on the base and the patched kernel: each result must be the
              one tests/upstream/known-results expects, and both kernels
              must agree;
-  checkpatch scripts/checkpatch.pl --strict over the combined patch.
+  kunit      our KUnit suites, run at boot of both patched kernels, their
+             KTAP read off the console with tools/testing/kunit's parser;
+  selftests  our kselftests (dentry_dir_max, test_negative_dentry) on both
+             patched kernels: every test they declare must pass;
+  checkpatch scripts/checkpatch.pl --strict over the combined patch and
+             over each patch of patches/series;
+  w1         the C files our kernel changes compile with no more W=1
+             warnings than the base kernel's.
 Run from the Makefile (make check), which builds what this needs first.
 """
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -46,13 +54,18 @@ class Guest:
         return os.path.join(ROOT, "build", "obj", kernel,
                             "arch/x86/boot/bzImage")
 
-    def run(self, kernel, script, timeout, log, append=""):
-        """Boot `kernel`, run `script`; return (status, console lines)."""
+    def run(self, kernel, script, timeout, log, append="", image=None):
+        """Boot `kernel` (or `image`), run `script`; return (status,
+        console lines). Scripts under tests/userspace/ run in the Debian
+        guest, the others in the busybox guest."""
         path = os.path.join(LOGS, log + ".log")
+        guest = ["--guest", "debian", "--rootfs", self.args.rootfs] \
+            if script.startswith("tests/userspace/") else \
+            ["--initramfs", self.args.initramfs]
         cmd = [os.path.join(ROOT, "harness", "vmrun.py"),
-               "--image", self.image(kernel),
-               "--kernel", kernel.split("-")[0],
-               "--initramfs", self.args.initramfs, "--timeout", str(timeout),
+               "--image", image or self.image(kernel),
+               "--kernel", kernel.split("-")[0], *guest,
+               "--timeout", str(timeout),
                "--append", append, os.path.join(ROOT, script)]
         if self.args.kvm:
             cmd.insert(1, "--kvm")
@@ -91,23 +104,27 @@ def harness_suite(guest, r):
             "a missing script is a clear error", res.stderr.strip())
 
 
-TAP = re.compile(r"^(ok|not ok) \d+ (# SKIP )?(\S+)")
+TAP = re.compile(r"^(ok|not ok) \d+ (# SKIP )?(.+?)\s*$")
 
 
 def parse_selftests(lines):
     """TAP of kselftest programs, each announced by 'selftest: NAME'.
-    Returns ({(program, test): pass|fail|skip}, {program: planned count})."""
-    results, plans, prog = {}, {}, None
+    Returns {(program, test): pass|fail|skip}."""
+    results, prog = {}, None
     for line in lines:
         if line.startswith("selftest: ") and " exited " not in line:
             prog = line.split()[1]
-        elif prog and re.match(r"^1\.\.\d+$", line):
-            plans[prog] = int(line[3:])
         elif prog and TAP.match(line):
             ok, skip, name = TAP.match(line).groups()
             results[(prog, name)] = "skip" if skip else \
                 "pass" if ok == "ok" else "fail"
-    return results, plans
+    return results
+
+
+def declared_tests(source):
+    """The tests a cgroup selftest declares: the T(name) of its tests[]."""
+    with open(source) as f:
+        return re.findall(r"^\s*T\((\w+)\)", f.read(), re.M)
 
 
 def known_results(path, flavour):
@@ -129,20 +146,28 @@ def upstream_suite(guest, r):
 
 
 def upstream_pair(guest, r, flavour):
+    """Each result must be the known one (pass, or as listed); if the base
+    kernel of the flavour was built (make check FULL=1 for debug), ours
+    must also give the base's results."""
     known = known_results("tests/upstream/known-results", flavour)
     seen = {}
     for kernel in ("base", "patched"):
+        if f"{kernel}-{flavour}" not in guest.args.kernels.split():
+            continue
         status, lines = guest.run(f"{kernel}-{flavour}",
                                   "tests/upstream/run.sh", 2400,
                                   f"upstream-{kernel}-{flavour}")
         kernel = f"{kernel}-{flavour}"
         r.check(status == 0, f"upstream selftests on {kernel}: clean run",
                 f"vm-run status {status}")
-        results, plans = parse_selftests(lines)
+        results = parse_selftests(lines)
         for prog in ("test_core", "test_kmem", "test_memcontrol"):
-            got = sum(1 for p, _ in results if p == prog)
-            r.check(got and got == plans.get(prog), f"{kernel} {prog} ran "
-                    f"all its tests", f"{got} results of {plans.get(prog)}")
+            want = declared_tests(os.path.join(
+                ROOT, "build/src/base/tools/testing/selftests/cgroup",
+                prog + ".c"))
+            missing = [t for t in want if (prog, t) not in results]
+            r.check(want and not missing, f"{kernel} {prog} ran all its "
+                    f"{len(want)} tests", f"no result for {missing}")
         for key, got in sorted(results.items()):
             want, reason = known.get(key, ("pass", ""))
             name = f"{kernel} {key[0]} {key[1]}"
@@ -151,6 +176,8 @@ def upstream_pair(guest, r, flavour):
             else:
                 r.check(got == want, name, f"{got}, want {want}")
         seen[kernel] = results
+    if f"base-{flavour}" not in seen:
+        return
     base, ours = seen[f"base-{flavour}"], seen[f"patched-{flavour}"]
     differ = sorted(k for k in base.keys() | ours.keys()
                     if base.get(k) != ours.get(k)
@@ -160,21 +187,168 @@ def upstream_pair(guest, r, flavour):
             ", ".join(f"{p} {t}" for p, t in differ))
 
 
-def checkpatch_suite(guest, r):
-    if not os.path.getsize(guest.args.patch):
-        print("  (no kernel changes yet: nothing to check)")
-        return
+def checkpatch(r, name, patch, *flags):
     res = subprocess.run(
-        ["perl", "scripts/checkpatch.pl", "--strict", "--no-signoff",
-         "--terse", "--show-types", guest.args.patch],
+        ["perl", "scripts/checkpatch.pl", "--strict", "--terse",
+         "--show-types", *flags, patch],
         cwd=os.path.join(ROOT, "build", "src", "patched"),
         capture_output=True, text=True)
-    print("\n".join("    " + l for l in res.stdout.splitlines()))
-    r.check(res.returncode == 0, "checkpatch --strict on the combined patch")
+    for line in res.stdout.splitlines():
+        print(f"    {line}")
+    r.check(res.returncode == 0, f"checkpatch --strict {name}")
+
+
+def checkpatch_suite(guest, r):
+    checkpatch(r, "the combined patch", os.path.abspath(guest.args.patch),
+               "--no-signoff")
+    with open(os.path.join(ROOT, "patches", "series")) as f:
+        for name in f.read().split():
+            checkpatch(r, f"patches/{name}",
+                       os.path.join(ROOT, "patches", name))
+
+
+def w1_warnings(kernel, objects):
+    """W=1 warnings per source file, compiling @objects of @kernel in an
+    object directory of their own, configured like the fast kernel."""
+    obj = os.path.join(ROOT, "build", "obj", f"{kernel}-w1")
+    os.makedirs(obj, exist_ok=True)
+    shutil.copy(os.path.join(ROOT, "build", "obj", f"{kernel}-fast",
+                             ".config"), os.path.join(obj, ".config"))
+    make = ["make", "-s", "-C", os.path.join(ROOT, "build", "src", kernel),
+            f"O={obj}", "CC=ccache gcc", f"-j{os.cpu_count()}"]
+    subprocess.run(make + ["olddefconfig"], check=True)
+    res = subprocess.run(make + ["W=1"] + objects, capture_output=True,
+                         text=True)
+    counts = {}
+    for line in res.stderr.splitlines():
+        m = re.match(r".*?/src/\w+/(\S+?):\d+:\d+: warning:", line)
+        if m:
+            counts[m.group(1)] = counts.get(m.group(1), 0) + 1
+            print(f"    {kernel}: {line}")
+    return res.returncode, counts
+
+
+def w1_suite(guest, r):
+    """No new W=1 warnings in the C files our kernel touches."""
+    with open(os.path.join(ROOT, "build/src/patched/.negdentry-manifest")) as f:
+        sources = [p for p in f.read().split() if p.endswith(".c") and
+                   p.split("/")[0] in ("fs", "mm") and "/tests/" not in p]
+    objects = [p[:-2] + ".o" for p in sources]
+    ours_status, ours = w1_warnings("patched", objects)
+    r.check(ours_status == 0, "W=1 build of the touched files")
+    base_status, base = w1_warnings(
+        "base", [o for o in objects
+                 if os.path.exists(os.path.join(ROOT, "build/src/base",
+                                                o[:-2] + ".c"))])
+    for src in sources:
+        r.check(ours.get(src, 0) <= base.get(src, 0), f"W=1 {src}",
+                f"{ours.get(src, 0)} warnings, base has {base.get(src, 0)}")
+
+
+KUNIT_SUITES = ("negative_dentry", "memcg_negative_dentry")
+
+
+def kunit_suite(guest, r):
+    sys.path.insert(0, os.path.join(ROOT, "build/src/patched/tools/testing/kunit"))
+    import kunit_parser
+    for kernel in ("patched-debug", "patched-fast"):
+        status, lines = guest.run(
+            kernel, "tests/kunit/run.sh", 600, f"kunit-{kernel}",
+            append="kunit.enable=1 kunit.filter_glob=*negative_dentry*")
+        r.check(status == 0, f"{kernel} kunit boot: clean run",
+                f"vm-run status {status}")
+        top = kunit_parser.parse_run_tests(lines)
+        suites = {suite.name: suite for suite in top.subtests}
+        for name in KUNIT_SUITES:
+            suite = suites.get(name)
+            if not r.check(suite and suite.subtests,
+                           f"{kernel} kunit {name} ran", "no results"):
+                continue
+            for case in suite.subtests:
+                r.check(case.status == kunit_parser.TestStatus.SUCCESS,
+                        f"{kernel} kunit {name}.{case.name}",
+                        case.status.name)
+
+
+OUR_SELFTESTS = {
+    "dentry_dir_max":
+        "filesystems/negative_dentries/dentry_dir_max.c",
+    "test_negative_dentry": "cgroup/test_negative_dentry.c",
+}
+
+
+def selftests_suite(guest, r):
+    for kernel in ("patched-debug", "patched-fast"):
+        status, lines = guest.run(kernel, "tests/negative-dentry/run.sh",
+                                  3600, f"selftests-{kernel}")
+        r.check(status == 0, f"{kernel} selftests: clean run",
+                f"vm-run status {status}")
+        results = parse_selftests(lines)
+        for prog, source in OUR_SELFTESTS.items():
+            for test in declared_tests(os.path.join(
+                    ROOT, "build/src/patched/tools/testing/selftests",
+                    source)):
+                got = results.get((prog, test), "missing")
+                r.check(got == "pass", f"{kernel} {prog} {test}", got)
+
+
+def bench_suite(guest, r):
+    """make bench's quick mode runs to the end and produces numbers: so that
+    the benchmark cannot rot. No timing is judged."""
+    out = os.path.join(ROOT, "build", "bench-quick")
+    res = subprocess.run([os.path.join(ROOT, "harness", "bench.py"),
+                          "--initramfs", guest.args.initramfs, "--quick",
+                          "--rounds", "1", "--out", out],
+                         capture_output=True, text=True)
+    for line in res.stdout.splitlines() + res.stderr.splitlines():
+        if line.startswith("bench:") or "status" in line:
+            print(f"    {line}")
+    r.check(res.returncode == 0, "bench quick mode: numbers for every "
+            "scenario on both kernels", res.stderr.strip()[-300:])
+    for png in ("runaway.png", "teardown.png"):
+        path = os.path.join(out, png)
+        r.check(os.path.exists(path) and os.path.getsize(path) > 0,
+                f"bench quick mode: {png}")
+
+
+def userspace_suite(guest, r):
+    """systemd, podman, crun, runc, OCI bundles and libcgroup in the Debian
+    guest; our systemd's own unit tests; our kernel's package."""
+    obj = os.path.join(ROOT, "build", "systemd", "obj")
+    res = subprocess.run([os.path.join(obj, "test-load-fragment")],
+                         capture_output=True, text=True)
+    r.check(res.returncode == 0, "systemd test-load-fragment (with "
+            "config_parse_negative_dentry_max)", res.stderr[-300:])
+    res = subprocess.run(["bash", os.path.join(ROOT, "build", "systemd", "tree",
+                                               "tools", "check-directives.sh"),
+                          os.path.join(ROOT, "build", "systemd", "tree"), obj],
+                         capture_output=True, text=True)
+    r.check(res.returncode == 0, "systemd check-directives",
+            (res.stdout + res.stderr)[-300:])
+    for kernel in ("patched-fast", "base-fast"):
+        status, lines = guest.run(kernel, "tests/userspace/run.sh", 1800,
+                                  f"userspace-{kernel}")
+        r.check(status == 0, f"{kernel} Debian guest: clean run",
+                f"vm-run status {status}")
+        results = parse_selftests(lines)
+        r.check(results, f"{kernel} Debian guest: tests ran", "no TAP")
+        for (prog, test), got in sorted(results.items()):
+            r.check(got == "pass", f"{kernel} {prog}: {test}", got)
+    # The kernel the Debian guest has installed from our package.
+    boot = os.path.join(guest.args.rootfs, "boot")
+    images = sorted(f for f in os.listdir(boot) if f.startswith("vmlinuz-"))
+    if r.check(images, "our kernel package installed a kernel", "no vmlinuz"):
+        status, lines = guest.run("patched", "tests/userspace/installed.sh",
+                                  600, "userspace-installed",
+                                  image=os.path.join(boot, images[-1]))
+        r.check(status == 0, f"the installed {images[-1]} boots and runs",
+                "\n".join(l for l in lines if l.startswith("#"))[-300:])
 
 
 SUITES = {"harness": harness_suite, "upstream": upstream_suite,
-          "checkpatch": checkpatch_suite}
+          "kunit": kunit_suite, "selftests": selftests_suite,
+          "checkpatch": checkpatch_suite, "w1": w1_suite,
+          "bench": bench_suite, "userspace": userspace_suite}
 
 
 def main():
@@ -182,6 +356,10 @@ def main():
                                  formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--initramfs", required=True)
     ap.add_argument("--patch", required=True, help="from make patch")
+    ap.add_argument("--kernels", default="patched-debug base-fast patched-fast",
+                    help="the kernels built, as make check's CHECK_KERNELS")
+    ap.add_argument("--rootfs", help="the Debian guest's, from make "
+                    "debian-rootfs")
     ap.add_argument("--kvm", action="store_true")
     ap.add_argument("suites", nargs="*", default=list(SUITES),
                     help=f"some of: {' '.join(SUITES)}")

@@ -8,7 +8,7 @@ version=$(cat "$root/base-version")
 want="linux-source-6.12=$version
 build-essential bc bison flex libelf-dev libssl-dev perl python3 patch
 git cpio xz-utils ccache qemu-system-x86 busybox-static e2fsprogs util-linux
-gnuplot-nox $*"
+gnuplot-nox debootstrap gawk patchelf $*"
 
 missing=
 for pkg in $want; do

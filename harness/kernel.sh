@@ -2,8 +2,9 @@
 # Build one kernel: harness/kernel.sh patched|base debug|fast
 #
 # Both kernels use the same configuration: tinyconfig plus the fragments in
-# config/ (debug.config only for the debug flavour). Builds are incremental
-# in build/obj/<kernel>-<flavour>, compiled through ccache.
+# config/ (debug.config only for the debug flavour, patched.config for the
+# options only our kernel has). Builds are incremental in
+# build/obj/<kernel>-<flavour>, compiled through ccache.
 set -eu
 kernel=$1 flavour=$2
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,6 +26,7 @@ kmake() { make -s -C "$src" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" -j"$(np
 # Regenerate the configuration only when a fragment or the base changed;
 # kbuild then rebuilds just what the changed options touch.
 mkdir -p "$obj"
+[ -f "$root/config/$kernel.config" ] && fragments="$fragments $kernel"
 files=$(for f in $fragments; do echo "$root/config/$f.config"; done)
 sum=$(cat $files "$src/.negdentry-base-version" | sha256sum | cut -c1-16)
 if [ "$(cat "$obj/.negdentry-config" 2>/dev/null)" != "$sum" ]; then

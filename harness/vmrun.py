@@ -2,8 +2,13 @@
 """Boot a kernel under QEMU, run one script in the guest, stream the console.
 
 The script's whole folder is copied into the guest (at /vmrun on an ext4
-root) and the script runs as root from there with sh. vm-run exits with the
-script's exit status, except:
+root) and the script runs as root from there with sh. Two guests:
+  busybox  the default: an initramfs of busybox and the test programs that
+           switches root to an empty ext4 disk; a second ext4 disk at
+           $TESTFS, a swap disk
+  debian   a Debian 12 root filesystem (--rootfs) on an ext4 disk, booted
+           with systemd, the script run by vmrun.service
+vm-run exits with the script's exit status, except:
   2    the script is missing or unreadable (nothing is booted)
   99   the script exited 0 but the console shows a kernel problem
   124  the guest did not finish within the timeout and was killed
@@ -16,6 +21,8 @@ import os
 import re
 import secrets
 import shutil
+import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -46,6 +53,29 @@ def make_disk(path, size, *mkfs):
                    stderr=subprocess.DEVNULL)
 
 
+# The script's folder travels into the guest whole; anything bigger is a
+# mistake (a script in /tmp, say), not a test.
+FOLDER_LIMIT = 256 << 20
+
+
+def check_folder(folder):
+    """Refuse a folder that is too big to copy or holds device nodes, pipes
+    or sockets (copying /dev/zero as a file never ends)."""
+    total = 0
+    for top, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            st = os.lstat(os.path.join(top, name))
+            if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode) or
+                    stat.S_ISLNK(st.st_mode)):
+                fail(2, f"{os.path.join(top, name)} is not a plain file: "
+                     "put the script in a folder of its own")
+            if stat.S_ISREG(st.st_mode):
+                total += st.st_size
+        if total > FOLDER_LIMIT:
+            fail(2, f"{folder} holds more than {FOLDER_LIMIT >> 20} MiB: "
+                 "put the script in a folder of its own")
+
+
 def guest_initrd(tmp, initramfs, folder):
     """The prebuilt initramfs followed by a cpio of the script's folder at
     /vmrun: the kernel unpacks concatenated archives in order."""
@@ -66,7 +96,10 @@ def main():
                                  formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--image", required=True, help="bzImage to boot")
     ap.add_argument("--kernel", default="patched", help="name for the guest")
-    ap.add_argument("--initramfs", required=True)
+    ap.add_argument("--guest", choices=("busybox", "debian"),
+                    default="busybox")
+    ap.add_argument("--initramfs", help="the busybox guest's")
+    ap.add_argument("--rootfs", help="the Debian guest's root directory")
     ap.add_argument("--timeout", type=int, default=1800, help="seconds")
     ap.add_argument("--memory", default="4G")
     ap.add_argument("--smp", default="2")
@@ -83,21 +116,40 @@ def main():
         fail(2, f"script name '{args.script}' contains white space")
     if not os.path.isfile(args.image):
         fail(2, f"no kernel image at {args.image}")
+    if args.guest == "busybox" and not args.initramfs:
+        fail(2, "the busybox guest needs --initramfs")
+    if args.guest == "debian" and not (args.rootfs and
+                                       os.path.isdir(args.rootfs)):
+        fail(2, "the debian guest needs --rootfs, a directory")
+    check_folder(os.path.dirname(script))
+    # Killed by timeout(1) or make: still remove the disks and the stage.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     os.makedirs(os.path.join(ROOT, "build"), exist_ok=True)
     with tempfile.TemporaryDirectory(dir=os.path.join(ROOT, "build"),
                                      prefix="vm-") as tmp:
-        initrd = guest_initrd(tmp, args.initramfs, os.path.dirname(script))
-        disks = []
-        for name, size, mkfs in (
-                ("root", 4 << 30, ["mkfs.ext4", "-q", "-F"]),
-                ("test", 4 << 30, ["mkfs.ext4", "-q", "-F"]),
-                ("swap", 2 << 30, ["mkswap"])):
+        if args.guest == "busybox":
+            boot_args = ["-initrd", guest_initrd(tmp, args.initramfs,
+                                                 os.path.dirname(script))]
+            disks = [("root", 4 << 30, ["mkfs.ext4", "-q", "-F"]),
+                     ("test", 4 << 30, ["mkfs.ext4", "-q", "-F"]),
+                     ("swap", 2 << 30, ["mkswap"])]
+            root = ""
+        else:
+            boot_args = []
+            folder = os.path.join(args.rootfs, "vmrun")
+            shutil.rmtree(folder, ignore_errors=True)
+            shutil.copytree(os.path.dirname(script), folder, symlinks=True)
+            disks = [("root", 8 << 30, ["mkfs.ext4", "-q", "-F", "-d",
+                                         args.rootfs])]
+            root = "root=/dev/vda rw "
+        drives = []
+        for name, size, mkfs in disks:
             path = os.path.join(tmp, name + ".img")
             make_disk(path, size, *mkfs)
-            disks += ["-drive", f"file={path},format=raw,if=virtio,cache=unsafe"]
+            drives += ["-drive", f"file={path},format=raw,if=virtio,cache=unsafe"]
         nonce = secrets.token_hex(8)
-        cmdline = (f"console=ttyS0 panic=-1 vmrun.nonce={nonce} "
+        cmdline = (f"console=ttyS0 panic=-1 {root}vmrun.nonce={nonce} "
                    f"vmrun.script={os.path.basename(script)} "
                    f"vmrun.kernel={args.kernel} {args.append}")
         accel = ["-accel", "kvm", "-cpu", "host"] if args.kvm else \
@@ -105,7 +157,7 @@ def main():
         qemu = ["qemu-system-x86_64", *accel, "-smp", args.smp,
                 "-m", args.memory, "-display", "none", "-serial", "stdio",
                 "-monitor", "none", "-no-reboot", "-kernel", args.image,
-                "-initrd", initrd, "-append", cmdline, *disks]
+                *boot_args, "-append", cmdline, *drives]
         return boot(qemu, nonce, args)
 
 
