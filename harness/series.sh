@@ -1,41 +1,49 @@
 #!/bin/sh
-# Edit patches/ as commits of a git tree of the base kernel.
+# Edit a patch series as commits of a git tree of its base.
 #
-#   harness/series.sh import   build/series: the base tree as a git repo,
-#                              patches/series applied as commits (git am)
-#   harness/series.sh export   patches/: the commits after the base, as
-#                              git format-patch files, and patches/series
+#   harness/series.sh import [BASE PATCHES DEV]
+#        DEV: the BASE tree as a git repo, PATCHES/series applied as
+#        commits (git am)
+#   harness/series.sh export [BASE PATCHES DEV]
+#        PATCHES: the commits of DEV after the base, as git format-patch
+#        files, and PATCHES/series
 #
-# Edit and commit in build/series (one commit a patch, kernel-style
-# message), export, then build as usual: the build applies patches/.
+# Without BASE PATCHES DEV: the kernel, build/src/base, patches/ and
+# build/series. Edit and commit in DEV (one commit a patch, kernel-style
+# message), export, then build as usual: the build applies the series.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-dev=$root/build/series
+cmd=${1:-}
+if [ $# -ge 4 ]; then
+	base=$2 patches=$3 dev=$4
+else
+	base=$root/build/src/base patches=$root/patches dev=$root/build/series
+	[ "$cmd" = import ] && "$root/harness/assemble.py" tree >/dev/null
+fi
 
-case ${1:-} in
+case $cmd in
 import)
-	"$root/harness/assemble.py" tree >/dev/null
 	rm -rf "$dev"
-	cp -a "$root/build/src/base" "$dev"
+	cp -a "$base" "$dev"
 	cd "$dev"
 	git init -q
 	git add -A -f
 	git -c user.name=base -c user.email=base@localhost commit -q -m base
 	git tag base
-	grep -v '^#' "$root/patches/series" | while read -r p; do
-		[ -n "$p" ] && git am -q --committer-date-is-author-date "$root/patches/$p"
+	grep -v '^#' "$patches/series" | while read -r p; do
+		[ -n "$p" ] && git am -q --committer-date-is-author-date "$patches/$p"
 	done
 	git log --oneline base..
 	;;
 export)
 	cd "$dev"
-	rm -f "$root"/patches/*.patch
-	git format-patch -q --no-signature --zero-commit -N -o "$root/patches" base..
-	(cd "$root/patches" && ls -- *.patch) >"$root/patches/series"
-	cat "$root/patches/series"
+	rm -f "$patches"/*.patch
+	git format-patch -q --no-signature --zero-commit -N -o "$patches" base..
+	(cd "$patches" && ls -- *.patch) >"$patches/series"
+	cat "$patches/series"
 	;;
 *)
-	sed -n '2,10s/^# \{0,1\}//p' "$0"
+	sed -n '2,14s/^# \{0,1\}//p' "$0"
 	exit 2
 	;;
 esac

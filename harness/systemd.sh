@@ -81,24 +81,10 @@ install)
 	;;
 import)
 	source_tree
-	rm -rf "$work/series"
-	cp -a "$base" "$work/series"
-	cd "$work/series"
-	git init -q
-	git add -A -f
-	git -c user.name=base -c user.email=base@localhost commit -q -m base
-	git tag base
-	grep -v '^#' "$patches/series" | while read -r p; do
-		[ -n "$p" ] && git am -q "$patches/$p"
-	done
-	git log --oneline base..
+	"$root/harness/series.sh" import "$base" "$patches" "$work/series"
 	;;
 export)
-	cd "$work/series"
-	rm -f "$patches"/*.patch
-	git format-patch -q --no-signature --zero-commit -N -o "$patches" base..
-	(cd "$patches" && ls -- *.patch) >"$patches/series"
-	cat "$patches/series"
+	"$root/harness/series.sh" export "$base" "$patches" "$work/series"
 	;;
 *)
 	sed -n '2,16s/^# \{0,1\}//p' "$0"
