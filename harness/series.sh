@@ -38,7 +38,7 @@ import)
 export)
 	cd "$dev"
 	rm -f "$patches"/*.patch
-	git format-patch -q --no-signature --zero-commit -N -o "$patches" base..
+	git format-patch -q --no-signature --zero-commit --abbrev=9 -N -o "$patches" base..
 	(cd "$patches" && ls -- *.patch) >"$patches/series"
 	cat "$patches/series"
 	;;

@@ -56,23 +56,23 @@ static void negative_dentry_charge(struct mem_cgroup *memcg, long nr)
 
 /**
  * memcg_negative_dentry_account - a dentry started or stopped counting
- * @dentry: the dentry, locked
+ * @memcg: the memcg of the dentry's slab object, or NULL; the caller holds
+ *	rcu_read_lock() and the dentry's d_lock
  * @nr: 1 when it became a negative dentry on the LRU, -1 when it stopped
+ *
+ * The caller looks @memcg up: fs/dcache.c needs it for the LRU list too,
+ * and looking it up once is what keeps this cheap.
  */
-void memcg_negative_dentry_account(struct dentry *dentry, int nr)
+void memcg_negative_dentry_account(struct mem_cgroup *memcg, int nr)
 {
-	struct mem_cgroup *memcg;
+	long __percpu *pending;
 
-	rcu_read_lock();
-	memcg = mem_cgroup_from_slab_obj(dentry);
-	if (memcg && !mem_cgroup_is_root(memcg)) {
-		long __percpu *pending = memcg->negative_dentry.pending;
-
-		if (abs(this_cpu_add_return(*pending, nr)) >=
-		    NEGATIVE_DENTRY_CHARGE_BATCH)
-			negative_dentry_charge(memcg, this_cpu_xchg(*pending, 0));
-	}
-	rcu_read_unlock();
+	if (!memcg || mem_cgroup_is_root(memcg))
+		return;
+	pending = memcg->negative_dentry.pending;
+	if (abs(this_cpu_add_return(*pending, nr)) >=
+	    NEGATIVE_DENTRY_CHARGE_BATCH)
+		negative_dentry_charge(memcg, this_cpu_xchg(*pending, 0));
 }
 
 /* The negative dentries of @memcg's subtree, waiting changes included. */

@@ -77,7 +77,7 @@ struct negative_dentry_reclaim {
 bool negative_dentry_reclaim_shrinker(struct shrinker *shrinker, void *arg);
 
 #ifdef CONFIG_MEMCG
-void memcg_negative_dentry_account(struct dentry *dentry, int nr);
+void memcg_negative_dentry_account(struct mem_cgroup *memcg, int nr);
 bool memcg_negative_dentry_over_kill(struct dentry *dentry);
 void memcg_negative_dentry_event(struct dentry *dentry, bool killed);
 bool mem_cgroup_slab_obj_reparented(void *p);
@@ -88,7 +88,8 @@ void memcg_negative_dentry_free(struct mem_cgroup *memcg);
 void memcg_negative_dentry_exit(struct mem_cgroup *memcg);
 void memcg_negative_dentry_stat(struct mem_cgroup *memcg, struct seq_buf *s);
 #else
-static inline void memcg_negative_dentry_account(struct dentry *dentry, int nr)
+static inline void memcg_negative_dentry_account(struct mem_cgroup *memcg,
+						 int nr)
 {
 }
 
