@@ -4,6 +4,7 @@
 #   make check               every test, ending in "N passed, N failed"
 #   make vm-run SCRIPT=f.sh  run a script in the guest (KERNEL=base|patched)
 #   make patch               one combined patch of base -> our kernel
+#   make fresh-check         make check in a new minimal Debian 12 root
 #
 # KERNEL=patched|base picks the kernel; DEBUG=1 the kernel with the debug
 # checkers (lockdep, KASAN, ...), the default of vm-run, DEBUG=0 the one
@@ -39,7 +40,7 @@ VMRUN = harness/vmrun.py $(GUEST_ARGS) --timeout $(TIMEOUT) \
 	$(if $(filter 1,$(KVM)),--kvm)
 PATCH := $(BUILD)/negative-dentry.patch
 
-.PHONY: run check bench deb vm-run patch deps tree kernel initramfs debian-rootfs clean
+.PHONY: run check fresh-check bench deb vm-run patch deps tree kernel initramfs debian-rootfs clean
 
 run: DEBUG_DEFAULT := 0
 run: kernel initramfs
@@ -51,13 +52,20 @@ run: kernel initramfs
 # make check tests our kernel in both flavours (the debug checkers catch bugs,
 # the fast kernel runs workloads at a realistic speed) and the fast base
 # kernel to compare with; FULL=1 adds the debug base kernel too.
-check: deps
+check:
+	harness/deps.sh userspace
 	$(MAKE) --no-print-directory initramfs patch
 	for k in $(CHECK_KERNELS); do harness/kernel.sh $${k%-*} $${k#*-} || exit 1; done
 	$(MAKE) --no-print-directory debian-rootfs
 	harness/check.py --initramfs $(INITRAMFS) --rootfs $(DEBIAN_ROOTFS) --patch $(PATCH) \
 		--kernels "$(CHECK_KERNELS)" \
 		$(if $(filter 1,$(KVM)),--kvm) $(SUITES)
+
+# make fresh-check: make check (or TARGET=) as a new user meets it, in a
+# root made by debootstrap with none of this machine's packages (an hour
+# or more: everything is installed and built from nothing). Not in CI.
+fresh-check: deps
+	harness/fresh-check.sh $(or $(TARGET),check)
 
 # make bench: base and ours, fast kernels, side by side; QUICK=1 for a short
 # run. Results in results/.

@@ -4,6 +4,7 @@
 Each suite boots a guest with harness/vmrun.py (its console goes to
 build/check/<suite>.log) and judges what came back:
   harness    vm-run's own promises: exit status, WARN, timeout, bad script;
+             README.md's package table is the one harness/deps.sh installs;
   upstream   the cgroup selftests test_core, test_kmem and test_memcontrol
              on the base and the patched kernel: each result must be the
              one tests/upstream/known-results expects, and both kernels
@@ -84,7 +85,22 @@ class Guest:
         return status, lines
 
 
+def readme_packages():
+    """(package, why) rows of README.md's "What gets installed" table."""
+    with open(os.path.join(ROOT, "README.md")) as f:
+        text = f.read()
+    section = text.split("### What gets installed", 1)[-1].split("\n#", 1)[0]
+    return re.findall(r"^\| `([^`]+)` \| (.+?) \|$", section, re.M)
+
+
 def harness_suite(guest, r):
+    listed = subprocess.run([os.path.join(ROOT, "harness", "deps.sh"),
+                             "--list"], capture_output=True, text=True,
+                            check=True).stdout
+    want = [tuple(line.split(" ", 1)) for line in listed.splitlines()]
+    r.check(readme_packages() == want,
+            "README.md lists the packages harness/deps.sh installs",
+            f"README {readme_packages()} != deps.sh {want}")
     kernel = "patched-debug"
     status, _ = guest.run(kernel, "tests/harness/exit3.sh", 300, "exit3")
     r.check(status == 3, "vm-run exits with the script's status",

@@ -1,17 +1,58 @@
 #!/bin/sh
-# Install what the build, the guests and the tests need on Debian 12, with
-# the kernel source at the version base-version pins. Only missing packages
-# are installed, so this is quick when everything is there.
+# harness/deps.sh [userspace | --list]: install, with apt-get, what the
+# project needs on Debian 12. Only missing packages are installed, so it is
+# quick when everything is there.
+#
+#   (nothing)   the kernel build, both guests' tools, the busybox guest,
+#               the tests, make deb and make bench: all make run needs
+#   userspace   also a deb-src entry and the build dependencies of the
+#               pinned Debian systemd (make check builds it for the Debian
+#               guest)
+#   --list      print the packages and why, one a line
+#
+# README.md, "What gets installed", gives the same list; make check's
+# harness suite fails if the two differ.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-version=$(cat "$root/base-version")
-want="linux-source-6.12=$version
-build-essential bc bison flex libelf-dev libssl-dev perl python3 patch
-git cpio xz-utils ccache qemu-system-x86 busybox-static e2fsprogs util-linux
-gnuplot-nox debootstrap gawk patchelf $*"
+
+# package (=version when pinned), then why
+packages() {
+	cat <<EOF
+linux-source-6.12=$(cat "$root/base-version") the base kernel source, at the pinned version
+build-essential gcc, make, libc6-dev (static guest programs), dpkg-dev
+bc kernel build
+bison kernel build
+flex kernel build
+libelf-dev kernel build (objtool)
+libssl-dev kernel build (certificate tools)
+perl kernel build, checkpatch.pl
+python3 the harness, the KUnit parser
+patch applying patches/ to the base
+git series editing, git apply of the combined patch
+cpio the busybox guest's initramfs, kernel headers
+xz-utils unpacking linux-source-6.12
+ccache keeping compiled objects across clean builds
+qemu-system-x86 booting the guests (TCG)
+busybox-static the busybox guest, busybox in container images
+e2fsprogs mkfs.ext4 of the guests' disks
+util-linux mkswap of the guest's swap disk, unshare for fresh-check
+gnuplot-nox make run's and make bench's plots
+gawk the demo's plot data (demo/plot.sh)
+debootstrap the Debian guest's root, make fresh-check's root
+patchelf run paths of our systemd installed in the Debian guest
+debhelper make deb: kernel packages (bindeb-pkg)
+rsync make deb: headers_install of the linux-headers package
+kmod make deb: depmod of the packaged modules
+EOF
+}
+
+if [ "${1:-}" = --list ]; then
+	packages
+	exit 0
+fi
 
 missing=
-for pkg in $want; do
+for pkg in $(packages | cut -d' ' -f1); do
 	name=${pkg%%=*}
 	status=$(dpkg-query -W -f='${Status} ${Version}' "$name" 2>/dev/null || true)
 	case $pkg in
@@ -19,9 +60,32 @@ for pkg in $want; do
 	*) case $status in "install ok installed"*) ;; *) missing="$missing $pkg" ;; esac ;;
 	esac
 done
-[ -z "$missing" ] && exit 0
-echo "deps: installing$missing"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -q >/dev/null
-# shellcheck disable=SC2086
-apt-get install -y -q --no-install-recommends $missing >/dev/null
+if [ -n "$missing" ]; then
+	echo "deps: installing$missing"
+	apt-get update -q >/dev/null
+	# shellcheck disable=SC2086
+	apt-get install -y -q --no-install-recommends $missing >/dev/null
+fi
+[ "${1:-}" = userspace ] || exit 0
+
+# Debian's systemd, built from source for the Debian guest: apt-get source
+# needs a deb-src entry, and the build its build dependencies.
+systemd=$(cat "$root/userspace/systemd/version")
+if ! grep -qs '^ *\(deb-src\|Types:.*deb-src\)' /etc/apt/sources.list /etc/apt/sources.list.d/*; then
+	printf '%s\n' "Types: deb-src" "URIs: http://deb.debian.org/debian" \
+		"Suites: bookworm bookworm-updates" "Components: main" \
+		"Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" \
+		>/etc/apt/sources.list.d/negdentry-deb-src.sources
+	apt-get update -q >/dev/null
+fi
+# A dry run names what is missing without downloading anything.
+plan=$(apt-get build-dep -s -q "systemd=$systemd" 2>&1) || {
+	apt-get update -q >/dev/null
+	plan=$(apt-get build-dep -s -q "systemd=$systemd" 2>&1) ||
+		{ echo "$plan" >&2; exit 1; }
+}
+if echo "$plan" | grep -q '^Inst '; then
+	echo "deps: installing the build dependencies of systemd $systemd"
+	apt-get build-dep -y -q "systemd=$systemd" >/dev/null
+fi

@@ -2,7 +2,9 @@
 # Debian 12's systemd with userspace/systemd/series: NegativeDentryMax=.
 #
 #   harness/systemd.sh build         source (apt-get source, Debian's patches
-#                                    applied), our series on top, meson
+#                                    applied; harness/deps.sh userspace
+#                                    installs what that and the build
+#                                    need), our series on top, meson
 #                                    build of what the series changes, and
 #                                    its unit tests
 #   harness/systemd.sh install ROOT  put the built libraries and programs
@@ -28,15 +30,7 @@ systemctl systemd-run systemd $tests"
 
 source_tree() {
 	[ "$(cat "$base/.negdentry-base-version" 2>/dev/null)" = "$version" ] && return
-	sources=/etc/apt/sources.list.d/negdentry-deb-src.sources
-	if ! grep -qs deb-src /etc/apt/sources.list /etc/apt/sources.list.d/*; then
-		printf '%s\n' "Types: deb-src" "URIs: http://deb.debian.org/debian" \
-			"Suites: bookworm bookworm-updates" "Components: main" \
-			"Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" >$sources
-		apt-get update -q >/dev/null
-	fi
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get build-dep -y -q "systemd=$version" >/dev/null
+	"$root/harness/deps.sh" userspace
 	rm -rf "$work/dl" "$base"
 	mkdir -p "$work/dl"
 	(cd "$work/dl" && apt-get source -q --download-only "systemd=$version" >/dev/null 2>&1)
@@ -87,7 +81,7 @@ export)
 	"$root/harness/series.sh" export "$base" "$patches" "$work/series"
 	;;
 *)
-	sed -n '2,16s/^# \{0,1\}//p' "$0"
+	sed -n '2,18s/^# \{0,1\}//p' "$0"
 	exit 2
 	;;
 esac
