@@ -34,17 +34,14 @@ debian)
 	;;
 esac
 
-# kbuild runs dpkg-buildpackage with --no-check-builddeps for bindeb-pkg,
-# so a missing package would only show as a failing command deep in the
-# build: check the Build-Depends of its debian/control first, by name.
-make -s -C "$src" O="$obj" debian
-(cd "$obj" && dpkg-checkbuilddeps) || { echo "deb.sh: run harness/deps.sh" >&2; exit 1; }
-
 # dpkg-buildpackage leaves the packages next to the object directory.
+# kbuild passes it --no-check-builddeps for bindeb-pkg, so a missing
+# package would only show as a command failing deep in the build:
+# --check-builddeps, which comes after, has it name them first.
 rm -f "$obj"/../*.deb "$obj"/../*.buildinfo "$obj"/../*.changes
 make -s -C "$src" O="$obj" CC="ccache gcc" -j"$(nproc)" \
 	KDEB_PKGVERSION="$(make -s -C "$src" O="$obj" kernelrelease)-1" \
-	bindeb-pkg >"$obj/../deb.log" 2>&1 ||
+	DPKG_FLAGS=--check-builddeps bindeb-pkg >"$obj/../deb.log" 2>&1 ||
 	{ tail -30 "$obj/../deb.log" >&2; exit 1; }
 mkdir -p "$root/build/deb"
 rm -f "$root/build/deb"/*.deb
