@@ -115,7 +115,10 @@ debian-rootfs: initramfs deb
 		$(addprefix $(BUILD)/guest/bin/,$(GUEST_PROGS))
 	harness/systemd.sh build
 	harness/systemd.sh install $(DEBIAN_ROOTFS)
-	dpkg --root=$(DEBIAN_ROOTFS) -i $(BUILD)/deb/linux-image-*.deb >/dev/null
+# dpkg inside the root: dpkg --root would look the root's users and
+# groups (dbus's messagebus) up on this machine.
+	cp $(BUILD)/deb/linux-image-*.deb $(DEBIAN_ROOTFS)/tmp/
+	chroot $(DEBIAN_ROOTFS) sh -c 'dpkg -i /tmp/linux-image-*.deb >/dev/null && rm /tmp/*.deb'
 
 $(INITRAMFS): guest/init harness/initramfs.sh $(GUEST_BINS)
 	harness/initramfs.sh $@ $(GUEST_BINS)
