@@ -15,15 +15,27 @@
  * A queued directory is pinned. So that no reference survives into umount
  * or a remount read-only, negative_dentry_quiesce() drops the queued
  * directories of a superblock, and waits for the one being worked on.
+ *
+ * Reclaim never works on a frozen filesystem: killing a dentry may be the
+ * final iput() of an unlinked directory, which waits for the thaw, and the
+ * thaw waits for the s_umount that reclaim holds. Checked under s_umount,
+ * since freezing takes it exclusively. The worker drops a directory's
+ * last reference outside negative_dirs_mutex and s_umount, so that such an
+ * iput() on a frozen filesystem holds up neither the thaw nor the umount
+ * of another filesystem.
  */
+#include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/jump_label_ratelimit.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/wait_bit.h>
 #include <linux/sched.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
 #include <linux/sysctl.h>
 #include <linux/workqueue.h>
 
@@ -39,7 +51,7 @@
 /* Children or LRU entries looked at while holding a lock. */
 #define NEGATIVE_DENTRY_BATCH	128
 
-DEFINE_STATIC_KEY_FALSE(negative_dentry_limits);
+DEFINE_STATIC_KEY_DEFERRED_FALSE(negative_dentry_limits, HZ);
 struct workqueue_struct *negative_dentry_wq __ro_after_init;
 
 static int dentry_dir_max __read_mostly;
@@ -74,6 +86,8 @@ static LIST_HEAD(negative_dirs);
 static DEFINE_SPINLOCK(negative_dirs_lock);
 /* Held while a directory is worked on or dropped: see the quiesce. */
 static DEFINE_MUTEX(negative_dirs_mutex);
+/* The superblock of the directory the worker is dropping, or NULL. */
+static struct super_block *negative_dir_putting;
 
 static void negative_dir_workfn(struct work_struct *work);
 static DECLARE_WORK(negative_dir_work, negative_dir_workfn);
@@ -201,8 +215,11 @@ void negative_dentry_queue_dir(struct dentry *dir)
 	queue_work(negative_dentry_wq, &negative_dir_work);
 }
 
-/* Unqueue: the cursor goes, then our reference. negative_dirs_mutex held. */
-static void negative_dir_release(struct negative_dir *nd)
+/*
+ * Unqueue, with negative_dirs_mutex held: the cursor leaves the children.
+ * The caller then drops the directory and the cursor (negative_dir_put()).
+ */
+static void negative_dir_unqueue(struct negative_dir *nd)
 {
 	struct dentry *dir = nd->dir;
 
@@ -211,9 +228,24 @@ static void negative_dir_release(struct negative_dir *nd)
 		hlist_del_init(&nd->cursor->d_sib);
 	dir->d_flags &= ~DCACHE_NEGATIVE_RECLAIM;
 	spin_unlock(&dir->d_lock);
+}
+
+static void negative_dir_put(struct negative_dir *nd)
+{
 	dput(nd->cursor);
-	dput(dir);
+	dput(nd->dir);
 	kfree(nd);
+}
+
+/* True when the superblock's s_umount is held shared and it is not frozen. */
+static bool negative_dentry_lock_sb(struct super_block *sb)
+{
+	if (!super_trylock_shared(sb))
+		return false;
+	if (sb->s_writers.frozen == SB_UNFROZEN)
+		return true;
+	up_read(&sb->s_umount);
+	return false;
 }
 
 /* Count the children of a queued directory again, from the first one. */
@@ -245,10 +277,17 @@ static bool negative_dir_reclaim(struct negative_dir *nd, long *budget)
 	long scanned = 0, reclaimed = 0;
 	bool done = false;
 
-	if (!limit || d_unlinked(dir) || !super_trylock_shared(sb))
+	if (!limit || d_unlinked(dir) || !negative_dentry_lock_sb(sb))
 		return true;
-	if (!nd->cursor)
+	if (!nd->cursor) {
+		/*
+		 * Without room for the estimate, every child would seem
+		 * negative: every new one would be killed, and each kill
+		 * would queue another count of all the children.
+		 */
+		d_npositive_make_room(dir);
 		nd->cursor = d_alloc_cursor(dir);
+	}
 	if (!nd->cursor)
 		done = true;
 
@@ -335,14 +374,23 @@ static void negative_dir_workfn(struct work_struct *work)
 			mutex_unlock(&negative_dirs_mutex);
 			return;
 		}
-		if (negative_dir_reclaim(nd, &budget)) {
-			negative_dir_release(nd);
-		} else {
+		if (!negative_dir_reclaim(nd, &budget)) {
 			spin_lock(&negative_dirs_lock);
 			list_add_tail(&nd->node, &negative_dirs);
 			spin_unlock(&negative_dirs_lock);
+			mutex_unlock(&negative_dirs_mutex);
+			cond_resched();
+			continue;
 		}
+		negative_dir_unqueue(nd);
+		/* The quiesce of this superblock waits for the put. */
+		WRITE_ONCE(negative_dir_putting, nd->dir->d_sb);
 		mutex_unlock(&negative_dirs_mutex);
+		negative_dir_put(nd);
+		WRITE_ONCE(negative_dir_putting, NULL);
+		/* Order the store before the waiters' check (wake_up_var()). */
+		smp_mb();
+		wake_up_var(&negative_dir_putting);
 		cond_resched();
 	}
 	spin_lock(&negative_dirs_lock);
@@ -358,8 +406,9 @@ static void negative_dir_workfn(struct work_struct *work)
  *	exclusively
  *
  * Drops the queued directories of @sb and waits for the one being worked
- * on, so that umount finds no dentry in use and remount read-only finds no
- * unlinked directory kept alive by reclaim.
+ * on or dropped, so that umount finds no dentry in use and remount
+ * read-only finds no unlinked directory kept alive by reclaim. A
+ * directory of another superblock being dropped is not waited for.
  */
 void negative_dentry_quiesce(struct super_block *sb)
 {
@@ -372,9 +421,13 @@ void negative_dentry_quiesce(struct super_block *sb)
 		if (nd->dir->d_sb == sb)
 			list_move(&nd->node, &release);
 	spin_unlock(&negative_dirs_lock);
-	list_for_each_entry_safe(nd, next, &release, node)
-		negative_dir_release(nd);
+	list_for_each_entry(nd, &release, node)
+		negative_dir_unqueue(nd);
 	mutex_unlock(&negative_dirs_mutex);
+	list_for_each_entry_safe(nd, next, &release, node)
+		negative_dir_put(nd);
+	wait_var_event(&negative_dir_putting,
+		       READ_ONCE(negative_dir_putting) != sb);
 }
 
 /**
@@ -397,7 +450,7 @@ bool negative_dentry_reclaim_shrinker(struct shrinker *shrinker, void *arg)
 	struct super_block *sb = super_from_shrinker(shrinker);
 	unsigned long left;
 
-	if (!sb || !super_trylock_shared(sb))
+	if (!sb || !negative_dentry_lock_sb(sb))
 		return true;
 	nr->stopped = false;
 	left = list_lru_count_one(&sb->s_dentry_lru, nr->nid, nr->memcg);
@@ -419,6 +472,25 @@ bool negative_dentry_reclaim_shrinker(struct shrinker *shrinker, void *arg)
 	return nr->reclaimed < nr->nr_to_reclaim && nr->budget > 0;
 }
 
+/*
+ * A value of fs.dentry-dir-max: decimal digits alone, blanks around them
+ * allowed, no sign, base prefix, second number or NUL.
+ */
+static int dentry_dir_max_parse(const char *buf, size_t len, int *val)
+{
+	char tmp[32], *s;
+
+	if (len >= sizeof(tmp) || strnlen(buf, len) != len)
+		return -EINVAL;
+	memcpy(tmp, buf, len);
+	tmp[len] = '\0';
+	s = strim(tmp);
+	if (!isdigit(s[0]) || kstrtoint(s, 10, val) ||
+	    !dentry_dir_max_valid(*val))
+		return -EINVAL;
+	return 0;
+}
+
 static int proc_dentry_dir_max(const struct ctl_table *table, int write,
 			       void *buffer, size_t *lenp, loff_t *ppos)
 {
@@ -426,24 +498,26 @@ static int proc_dentry_dir_max(const struct ctl_table *table, int write,
 	struct ctl_table tmp = {
 		.data = &val,
 		.maxlen = sizeof(val),
-		.extra1 = SYSCTL_ZERO,
-		.extra2 = SYSCTL_INT_MAX,
 	};
 	int old, ret;
 
-	ret = proc_dointvec_minmax(&tmp, write, buffer, lenp, ppos);
-	if (ret || !write)
-		return ret;
-	if (!dentry_dir_max_valid(val))
+	if (!write)
+		return proc_dointvec(&tmp, write, buffer, lenp, ppos);
+	/* One write sets the value whole: nothing is taken piecemeal. */
+	if (*ppos)
 		return -EINVAL;
+	ret = dentry_dir_max_parse(buffer, *lenp, &val);
+	if (ret)
+		return ret;
+	*ppos += *lenp;
 
 	mutex_lock(&dentry_dir_max_mutex);
 	old = dentry_dir_max;
 	WRITE_ONCE(dentry_dir_max, val);
 	if (!old && val)
-		static_branch_inc(&negative_dentry_limits);
+		static_branch_deferred_inc(&negative_dentry_limits);
 	else if (old && !val)
-		static_branch_dec(&negative_dentry_limits);
+		static_branch_slow_dec_deferred(&negative_dentry_limits);
 	mutex_unlock(&dentry_dir_max_mutex);
 	return 0;
 }
@@ -466,6 +540,18 @@ static int negative_dentry_total_get(void *data, u64 *val)
 DEFINE_DEBUGFS_ATTRIBUTE(negative_dentry_total_fops,
 			 negative_dentry_total_get, NULL, "%llu\n");
 
+/*
+ * How many limits hold the static key that switches their work in lookups
+ * and dput() on, one lifted less than a second ago included.
+ */
+static int negative_dentry_limits_get(void *data, u64 *val)
+{
+	*val = max(static_key_count(&negative_dentry_limits.key.key), 0);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(negative_dentry_limits_fops,
+			 negative_dentry_limits_get, NULL, "%llu\n");
+
 static int __init negative_dentry_init(void)
 {
 	negative_dentry_wq = alloc_workqueue("negative_dentry", WQ_UNBOUND, 0);
@@ -478,6 +564,8 @@ static int __init negative_dentry_init(void)
 	debugfs_create_file_unsafe("negative_dentry_killed", 0444, NULL,
 				   &negative_dentry_killed_total,
 				   &negative_dentry_total_fops);
+	debugfs_create_file_unsafe("negative_dentry_limits", 0444, NULL, NULL,
+				   &negative_dentry_limits_fops);
 	return 0;
 }
 fs_initcall(negative_dentry_init);

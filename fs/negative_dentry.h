@@ -15,7 +15,8 @@
  * in the four bytes of d_iname just before the NUL at its end, which must
  * stay zero for lockless name comparison. The bytes are free while the
  * name is external or short enough to end before them; otherwise there is
- * no estimate and every child counts as negative.
+ * no estimate and every child counts as negative, until the directory
+ * count moves the name out of line (d_npositive_make_room()).
  */
 #define D_NPOSITIVE_OFFSET	(DNAME_INLINE_LEN - 1 - sizeof(u32))
 
@@ -64,7 +65,7 @@ void negative_dentry_reclaimed(struct dentry *dentry);
  */
 static inline void d_negative_hit(struct dentry *dentry)
 {
-	if (static_branch_unlikely(&negative_dentry_limits) &&
+	if (static_branch_unlikely(&negative_dentry_limits.key) &&
 	    !(READ_ONCE(dentry->d_flags) & DCACHE_REFERENCED))
 		negative_dentry_hit(dentry);
 }
@@ -75,7 +76,7 @@ static inline void d_negative_hit(struct dentry *dentry)
  */
 static inline bool negative_dentry_should_kill(struct dentry *dentry)
 {
-	return static_branch_unlikely(&negative_dentry_limits) &&
+	return static_branch_unlikely(&negative_dentry_limits.key) &&
 	       d_is_negative(dentry) && negative_dentry_kill(dentry);
 }
 
@@ -86,7 +87,7 @@ static inline bool negative_dentry_should_kill(struct dentry *dentry)
  */
 static inline struct dentry *negative_dentry_dir_check(struct dentry *dentry)
 {
-	if (!static_branch_unlikely(&negative_dentry_limits) ||
+	if (!static_branch_unlikely(&negative_dentry_limits.key) ||
 	    !d_is_negative(dentry))
 		return NULL;
 	return negative_dentry_dir_over(dentry);
@@ -118,6 +119,7 @@ struct d_negative_scan {
 
 long d_negative_scan_dir(struct dentry *dir, struct dentry *cursor,
 			 struct d_negative_scan *scan);
+bool d_npositive_make_room(struct dentry *dir);
 long d_negative_reclaim_lru(struct super_block *sb,
 			    struct negative_dentry_reclaim *nr,
 			    unsigned long nr_to_walk);

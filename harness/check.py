@@ -12,11 +12,15 @@ build/check/<suite>.log) and judges what came back:
   kunit      our KUnit suites, run at boot of both patched kernels, their
              KTAP read off the console with tools/testing/kunit's parser;
   selftests  our kselftests (dentry_dir_max, test_negative_dentry) on both
-             patched kernels: every test they declare must pass;
+             patched kernels: every test they declare must pass; and a
+             boot with cgroup.memory=nokmem, where a limit is refused;
   checkpatch scripts/checkpatch.pl --strict over the combined patch and
              over each patch of patches/series;
   w1         the C files our kernel changes compile with no more W=1
-             warnings than the base kernel's.
+             warnings than the base kernel's;
+  bench      make bench's quick mode runs to the end;
+  userspace  systemd, containers and our kernel package in the Debian
+             guest.
 Run from the Makefile (make check), which builds what this needs first.
 """
 import argparse
@@ -306,6 +310,10 @@ def selftests_suite(guest, r):
                     source)):
                 got = results.get((prog, test), "missing")
                 r.check(got == "pass", f"{kernel} {prog} {test}", got)
+        status, _ = guest.run(kernel, "tests/negative-dentry/nokmem.sh", 600,
+                              f"nokmem-{kernel}", append="cgroup.memory=nokmem")
+        r.check(status == 0, f"{kernel} cgroup.memory=nokmem: a limit is "
+                "refused", f"vm-run status {status}")
 
 
 def bench_suite(guest, r):

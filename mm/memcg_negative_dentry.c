@@ -15,9 +15,14 @@
  * the superblocks the shrinker maps name, down to the limit less a margin
  * (fs/negative_dentry.c has the engine). When a cgroup is removed, its
  * dentries are spliced to its parent's lists and a drain work reclaims the
- * negative ones, so that rmdir does not wait for them.
+ * negative ones, so that rmdir does not wait for them. The drain first
+ * adds the removed cgroup's waiting changes to its ancestors: from then on
+ * its dentries are uncharged at the parent, whose count must include them.
  */
 #include <linux/cgroup.h>
+#include <linux/ctype.h>
+#include <linux/debugfs.h>
+#include <linux/error-injection.h>
 #include <linux/memcontrol.h>
 #include <linux/negative_dentry.h>
 #include <linux/percpu.h>
@@ -40,6 +45,17 @@ static struct mem_cgroup *nd_memcg(struct memcg_negative_dentry *nd)
 {
 	return container_of(nd, struct mem_cgroup, negative_dentry);
 }
+
+/*
+ * Serialises the writers of memory.negative_dentry.max, so that each
+ * static_branch_deferred_inc() of negative_dentry_limits comes before its
+ * decrement: kernfs does not serialise separate opens of one file, and a
+ * delegated, unprivileged user may write it from many.
+ */
+static DEFINE_MUTEX(negative_dentry_max_mutex);
+
+/* Drains queued and not finished: each holds its removed cgroup's css. */
+static atomic_long_t negative_dentry_drains;
 
 /* Add @nr to @memcg and its ancestors, and start reclaim where it is due. */
 static void negative_dentry_charge(struct mem_cgroup *memcg, long nr)
@@ -73,6 +89,27 @@ void memcg_negative_dentry_account(struct mem_cgroup *memcg, int nr)
 	if (abs(this_cpu_add_return(*pending, nr)) >=
 	    NEGATIVE_DENTRY_CHARGE_BATCH)
 		negative_dentry_charge(memcg, this_cpu_xchg(*pending, 0));
+}
+
+/*
+ * Add the changes still waiting on every cpu to @memcg and its ancestors.
+ * Nothing may change them meanwhile: @memcg has no objcg any more, and an
+ * RCU grace period has passed since it had one (charges are made under
+ * rcu_read_lock() with the memcg the objcg pointed to), or it is being
+ * freed.
+ */
+static void negative_dentry_flush(struct mem_cgroup *memcg)
+{
+	long __percpu *pending = memcg->negative_dentry.pending;
+	long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		sum += *per_cpu_ptr(pending, cpu);
+		*per_cpu_ptr(pending, cpu) = 0;
+	}
+	if (sum)
+		negative_dentry_charge(memcg, sum);
 }
 
 /* The negative dentries of @memcg's subtree, waiting changes included. */
@@ -255,7 +292,14 @@ static void negative_dentry_reclaim_workfn(struct work_struct *work)
 
 /*
  * The cgroup is offline: its dentries are now at the head of its parent's
- * LRU lists, on the superblocks its own shrinker maps still name.
+ * LRU lists, on the superblocks its own shrinker maps still name, and
+ * uncharged at the parent. Once they are drained, the changes still
+ * waiting per cpu go to the ancestors, whose counts must include the
+ * dentries they uncharge: a cgroup that stays dying (its page cache
+ * pinned, say) would otherwise leave them short until it is freed. That
+ * waits for an RCU grace period, after which nothing can charge the
+ * cgroup any more; the drain itself starts at once, so that a removed
+ * cgroup's dentries go as soon as they did.
  */
 static void negative_dentry_drain_workfn(struct work_struct *work)
 {
@@ -270,6 +314,8 @@ static void negative_dentry_drain_workfn(struct work_struct *work)
 	};
 	int nid;
 
+	if (!negative_dentry_usage(memcg))
+		goto done;
 	for_each_node(nid) {
 		nr.nid = nid;
 		shrinker_memcg_walk(memcg, nid, negative_dentry_reclaim_shrinker,
@@ -285,12 +331,18 @@ static void negative_dentry_drain_workfn(struct work_struct *work)
 		queue_work(negative_dentry_wq, work);
 		return;
 	}
+done:
+	synchronize_rcu();
+	negative_dentry_flush(memcg);
+	atomic_long_dec(&negative_dentry_drains);
 	css_put(&memcg->css);
 }
 
 /**
  * memcg_negative_dentry_init - set up a new memcg: no limit, nothing counted
  * @memcg: the memcg being allocated
+ *
+ * fail_function may fail it, to test mem_cgroup_alloc()'s error path.
  *
  * Return: 0, or -ENOMEM.
  */
@@ -306,32 +358,47 @@ int memcg_negative_dentry_init(struct mem_cgroup *memcg)
 	INIT_WORK(&nd->drain_work, negative_dentry_drain_workfn);
 	return 0;
 }
+ALLOW_ERROR_INJECTION(memcg_negative_dentry_init, ERRNO);
 
 /**
  * memcg_negative_dentry_offline - drain a removed cgroup's negative dentries
  * @memcg: the memcg going offline, after its objcgs and LRU lists were
  *	reparented
  *
- * Queues the drain and returns: rmdir does not wait for it. The drain holds
- * the css until it is done.
+ * Queues the drain and returns: rmdir does not wait for it. The drain
+ * holds the css until it is done.
  */
 void memcg_negative_dentry_offline(struct mem_cgroup *memcg)
 {
-	if (!memcg_kmem_online() || !negative_dentry_usage(memcg))
+	if (!memcg_kmem_online())
 		return;
 	css_get(&memcg->css);
-	if (!queue_work(negative_dentry_wq, &memcg->negative_dentry.drain_work))
+	atomic_long_inc(&negative_dentry_drains);
+	if (!queue_work(negative_dentry_wq,
+			&memcg->negative_dentry.drain_work)) {
+		atomic_long_dec(&negative_dentry_drains);
 		css_put(&memcg->css);
+	}
 }
 
+/*
+ * Each limit set holds the key once. Lifting the last one turns the key
+ * off only after a second without limits (negative_dentry_limits is a
+ * deferred key), so that a user who flips a limit in a loop cannot make
+ * the kernel patch its text and interrupt every cpu at that rate.
+ */
 static void negative_dentry_set_max(struct mem_cgroup *memcg, long max)
 {
-	long old = xchg(&memcg->negative_dentry.max, max);
+	long old;
 
+	mutex_lock(&negative_dentry_max_mutex);
+	old = READ_ONCE(memcg->negative_dentry.max);
+	WRITE_ONCE(memcg->negative_dentry.max, max);
 	if (old == LONG_MAX && max != LONG_MAX)
-		static_branch_inc(&negative_dentry_limits);
+		static_branch_deferred_inc(&negative_dentry_limits);
 	else if (old != LONG_MAX && max == LONG_MAX)
-		static_branch_dec(&negative_dentry_limits);
+		static_branch_slow_dec_deferred(&negative_dentry_limits);
+	mutex_unlock(&negative_dentry_max_mutex);
 }
 
 /**
@@ -347,21 +414,18 @@ void memcg_negative_dentry_reset(struct mem_cgroup *memcg)
  * memcg_negative_dentry_free - release a memcg about to be freed
  * @memcg: the memcg; nothing can charge it any more
  *
- * Its changes still waiting per cpu go to its parent, which counts the
- * dentries it charged from now on.
+ * Changes still waiting per cpu go to the ancestors, as the drain does
+ * for a memcg that went offline; this one may never have been online.
+ * The drain holds a reference, so it is done.
  */
 void memcg_negative_dentry_free(struct mem_cgroup *memcg)
 {
 	struct memcg_negative_dentry *nd = &memcg->negative_dentry;
-	long pending = 0;
-	int cpu;
 
-	cancel_work_sync(&nd->reclaim_work);
-	cancel_work_sync(&nd->drain_work);
-	for_each_possible_cpu(cpu)
-		pending += *per_cpu_ptr(nd->pending, cpu);
-	negative_dentry_charge(parent_mem_cgroup(memcg), pending);
+	/* No limit left to queue reclaim of @memcg, then no reclaim. */
 	negative_dentry_set_max(memcg, LONG_MAX);
+	negative_dentry_flush(memcg);
+	cancel_work_sync(&nd->reclaim_work);
 }
 
 /**
@@ -392,7 +456,10 @@ void memcg_negative_dentry_stat(struct mem_cgroup *memcg, struct seq_buf *s)
 		       atomic_long_read(&nd->killed));
 }
 
-/* "max" or a count in 0 .. LONG_MAX - 1, in decimal. */
+/*
+ * "max" or a count in 0 .. LONG_MAX - 1, in decimal digits alone: no sign,
+ * no base prefix, nothing after it.
+ */
 static int negative_dentry_parse_max(const char *buf, long *max)
 {
 	long val;
@@ -401,7 +468,7 @@ static int negative_dentry_parse_max(const char *buf, long *max)
 		*max = LONG_MAX;
 		return 0;
 	}
-	if (kstrtol(buf, 10, &val) || val < 0 || val == LONG_MAX)
+	if (!isdigit(buf[0]) || kstrtol(buf, 10, &val) || val == LONG_MAX)
 		return -EINVAL;
 	*max = val;
 	return 0;
@@ -431,6 +498,12 @@ static ssize_t negative_dentry_max_write(struct kernfs_open_file *of,
 	long max;
 	int err;
 
+	/* Without kmem accounting (cgroup.memory=nokmem) nothing is counted. */
+	if (!memcg_kmem_online())
+		return -EOPNOTSUPP;
+	/* A NUL would hide what follows it from the parse. */
+	if (strnlen(buf, nbytes) != nbytes)
+		return -EINVAL;
 	err = negative_dentry_parse_max(strstrip(buf), &max);
 	if (err)
 		return err;
@@ -471,11 +544,22 @@ static struct cftype negative_dentry_files[] = {
 	{ }	/* terminate */
 };
 
+static int negative_dentry_drains_get(void *data, u64 *val)
+{
+	*val = atomic_long_read(&negative_dentry_drains);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(negative_dentry_drains_fops,
+			 negative_dentry_drains_get, NULL, "%llu\n");
+
 static int __init memcg_negative_dentry_files_init(void)
 {
-	if (!mem_cgroup_disabled())
-		WARN_ON(cgroup_add_dfl_cftypes(&memory_cgrp_subsys,
-					       negative_dentry_files));
+	if (mem_cgroup_disabled())
+		return 0;
+	WARN_ON(cgroup_add_dfl_cftypes(&memory_cgrp_subsys,
+				       negative_dentry_files));
+	debugfs_create_file_unsafe("negative_dentry_drains", 0444, NULL, NULL,
+				   &negative_dentry_drains_fops);
 	return 0;
 }
 subsys_initcall(memcg_negative_dentry_files_init);

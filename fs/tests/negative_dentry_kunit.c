@@ -123,6 +123,40 @@ static void dir_max_takes_zero_or_256_up(struct kunit *test)
 				       "%d", bad[i]);
 }
 
+static void dir_max_parses_digits_alone(struct kunit *test)
+{
+	static const struct {
+		const char *buf;
+		size_t len;
+		int val;
+	} good[] = {
+		{ "0", 1, 0 }, { "256", 3, 256 }, { "1000\n", 5, 1000 },
+		{ " 300\t\n", 6, 300 }, { "2147483647", 10, INT_MAX },
+	};
+	static const struct {
+		const char *buf;
+		size_t len;
+	} bad[] = {
+		{ "", 0 }, { "\t\n", 2 }, { "255", 3 }, { "-1", 2 }, { "+300", 4 },
+		{ "0x100", 5 }, { "300.0", 5 }, { "300 400", 7 },
+		{ "300abc", 6 }, { "300\0", 4 }, { "\x01", 1 },
+		{ "2147483648", 10 }, { "0000000000000000000000000000000300", 34 },
+	};
+	int i, val;
+
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
+		val = -1;
+		KUNIT_EXPECT_EQ_MSG(test, dentry_dir_max_parse(good[i].buf,
+							       good[i].len, &val),
+				    0, "\"%s\"", good[i].buf);
+		KUNIT_EXPECT_EQ_MSG(test, val, good[i].val, "\"%s\"", good[i].buf);
+	}
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		KUNIT_EXPECT_EQ_MSG(test, dentry_dir_max_parse(bad[i].buf,
+							       bad[i].len, &val),
+				    -EINVAL, "\"%s\"", bad[i].buf);
+}
+
 static struct kunit_case negative_dentry_test_cases[] = {
 	KUNIT_CASE(npositive_needs_room_after_the_name),
 	KUNIT_CASE(npositive_fits_an_external_name),
@@ -134,6 +168,7 @@ static struct kunit_case negative_dentry_test_cases[] = {
 	KUNIT_CASE(kill_threshold_is_four_times_or_ten_thousand),
 	KUNIT_CASE(excess_is_negatives_less_target),
 	KUNIT_CASE(dir_max_takes_zero_or_256_up),
+	KUNIT_CASE(dir_max_parses_digits_alone),
 	{}
 };
 

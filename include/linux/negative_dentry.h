@@ -12,7 +12,7 @@
 #ifndef _LINUX_NEGATIVE_DENTRY_H
 #define _LINUX_NEGATIVE_DENTRY_H
 
-#include <linux/jump_label.h>
+#include <linux/jump_label_ratelimit.h>
 #include <linux/limits.h>
 #include <linux/minmax.h>
 #include <linux/negative_dentry_types.h>
@@ -23,8 +23,12 @@ struct mem_cgroup;
 struct seq_buf;
 struct shrinker;
 
-/* Enabled while any negative dentry limit is set. */
-DECLARE_STATIC_KEY_FALSE(negative_dentry_limits);
+/*
+ * Enabled while any negative dentry limit is set, and for a second after
+ * the last one is lifted: so that flipping a limit in a loop, which a
+ * delegated user may do, cannot patch kernel text at the loop's rate.
+ */
+extern struct static_key_false_deferred negative_dentry_limits;
 
 extern struct workqueue_struct *negative_dentry_wq;
 

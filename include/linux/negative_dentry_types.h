@@ -22,7 +22,8 @@
  * @killed: negative dentries of the subtree killed on their final dput()
  * @reclaiming: the reclaim work is in the middle of bringing @usage down
  * @reclaim_work: brings @usage down to the target when it exceeds @max
- * @drain_work: reclaims the dentries of the cgroup once it is removed
+ * @drain_work: once the cgroup is removed, reclaims its dentries, then
+ *	adds @pending to the ancestors
  * @events_file: memory.negative_dentry.events, for notifications
  */
 struct memcg_negative_dentry {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests of memory.negative_dentry.max parsing: "max" or a decimal
- * count, anything else is -EINVAL.
+ * KUnit tests of memory.negative_dentry.max parsing: "max" or a count in
+ * decimal digits alone, anything else is -EINVAL.
  */
 #include <kunit/test.h>
 
@@ -15,7 +15,7 @@ static void max_parses_max_and_counts(struct kunit *test)
 		{ "0", 0 },
 		{ "1", 1 },
 		{ "5000", 5000 },
-		{ "+12", 12 },
+		{ "012", 12 },
 		{ "9223372036854775806", LONG_MAX - 1 },
 	};
 	long max;
@@ -31,8 +31,9 @@ static void max_parses_max_and_counts(struct kunit *test)
 static void max_rejects_the_rest(struct kunit *test)
 {
 	static const char * const bad[] = {
-		"", "-1", "-0x1", "abc", "12abc", "1 2", "0x10", "1.5", "MAX",
-		"maxx", "max1", "9223372036854775807", "9223372036854775808",
+		"", " ", "-1", "-0", "+12", "-0x1", "abc", "12abc", "1 2",
+		"0x10", "1.5", "1e3", "MAX", "maxx", "max1", "max 5",
+		"9223372036854775807", "9223372036854775808",
 		"99999999999999999999999", "\x01",
 	};
 	long max = 42;

@@ -20,6 +20,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../kselftest.h"
@@ -161,31 +162,34 @@ out:
 
 static int test_negdentry_bad_writes(const char *root)
 {
-	static const char * const bad[] = {
-		"-1", "abc", "12abc", "\n", " ", "1.5", "0x10", "1 2", "MAX",
-		"max1", "-0x1", "9223372036854775807", "9223372036854775808",
-		"99999999999999999999",
+	/* Limit-specific; nd_bad_numbers has the malformed numbers. */
+	static const struct nd_bytes bad[] = {
+		ND_BYTES("MAX"), ND_BYTES("Max"), ND_BYTES("max1"),
+		ND_BYTES("maxx"), ND_BYTES("max max"), ND_BYTES("max 5"),
+		ND_BYTES("max\0"), ND_BYTES("infinity"),
+		ND_BYTES("9223372036854775807"), ND_BYTES("9223372036854775808"),
+		ND_BYTES("-9223372036854775808"),
+	};
+	static const char * const good[][2] = {
+		{ "max", "max\n" }, { "0\n", "0\n" }, { " 17\t\n", "17\n" },
+		{ " max\n", "max\n" }, { "9223372036854775806", "9223372036854775806\n" },
 	};
 	char *cg = cg_name(root, "nd_writes");
+	char path[PATH_MAX];
 	int i, ret = KSFT_FAIL;
 
 	if (!cg || cg_create(cg) || set_max(cg, 1234))
 		goto out;
-	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		int err = cg_write(cg, "memory.negative_dentry.max",
-				   (char *)bad[i]);
-
-		if (err != -EINVAL ||
-		    cg_read_strcmp(cg, "memory.negative_dentry.max", "1234\n")) {
-			ksft_print_msg("\"%s\": %s\n", bad[i], strerror(-err));
+	snprintf(path, sizeof(path), "%s/memory.negative_dentry.max", cg);
+	if (!nd_refuses_all(path, bad, ARRAY_SIZE(bad), "1234\n"))
+		goto out;
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
+		if (cg_write(cg, "memory.negative_dentry.max", (char *)good[i][0]) ||
+		    cg_read_strcmp(cg, "memory.negative_dentry.max", good[i][1])) {
+			ksft_print_msg("\"%s\" not taken\n", good[i][0]);
 			goto out;
 		}
 	}
-	if (cg_write(cg, "memory.negative_dentry.max", "max") ||
-	    cg_read_strcmp(cg, "memory.negative_dentry.max", "max\n") ||
-	    cg_write(cg, "memory.negative_dentry.max", "0\n") ||
-	    cg_read_strcmp(cg, "memory.negative_dentry.max", "0\n"))
-		goto out;
 	ret = KSFT_PASS;
 out:
 	cg_destroy(cg);
@@ -722,6 +726,256 @@ out:
 	return ret;
 }
 
+struct dying {
+	const char *dir;
+	long names;
+};
+
+/*
+ * Page cache charged to this cgroup (which keeps it dying once removed,
+ * until the pages are reclaimed), and fewer negative dentries than the
+ * per-cpu batch, so that all of them wait per cpu when it is removed.
+ */
+static int dying_fn(const char *cgroup, void *arg)
+{
+	struct dying *d = arg;
+	char path[PATH_MAX], page[4096];
+	int fd;
+
+	memset(page, 'p', sizeof(page));
+	snprintf(path, sizeof(path), "%s/page", d->dir);
+	fd = open(path, O_CREAT | O_WRONLY, 0644);
+	if (fd < 0 || write(fd, page, sizeof(page)) != sizeof(page) || close(fd))
+		return EXIT_FAILURE;
+	return nd_stat_missing(d->dir, "missing-", 0, d->names) ?
+	       EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+#define DYING_CHILDREN	100
+
+/*
+ * A parent with removed children that stay dying still counts what they
+ * left: the changes waiting per cpu in a child go to its ancestors when it
+ * goes offline, before the parent uncharges the child's dentries. Without
+ * that, the count the parent's limit acts on was short by the children's
+ * 31 each, 3100, and its .current stayed at the new child's 5000.
+ */
+static int test_negdentry_dying_children(const char *root)
+{
+	char *parent = cg_name(root, "nd_dying");
+	char *child = NULL, dir[64], path[PATH_MAX];
+	struct dying d = { dir, 31 };
+	long dying, left;
+	int i, ret = KSFT_FAIL;
+
+	if (!parent || cg_create(parent) ||
+	    cg_write(parent, "cgroup.subtree_control", "+memory"))
+		goto out;
+	for (i = 0; i < DYING_CHILDREN; i++) {
+		child = cg_name_indexed(parent, "gone", i);
+		snprintf(dir, sizeof(dir), "nd_dying%d", i);
+		if (!child || (mkdir(dir, 0755) && errno != EEXIST) ||
+		    cg_create(child) || cg_run(child, dying_fn, &d) ||
+		    cg_destroy(child))
+			goto out;
+		free(child);
+		child = NULL;
+	}
+	dying = dying_children(parent);
+	child = cg_name(parent, "flood");
+	if (!child || cg_create(child) || set_max(parent, 1000) ||
+	    flood_in(child, "nd_dying_flood", 5000, 1))
+		goto out;
+	left = settled_current(parent, 1000);
+	ksft_print_msg("%ld of %d removed children dying; parent %ld, new child %ld\n",
+		       dying, DYING_CHILDREN, left, read_current(child));
+	if (dying < 1) {
+		ksft_print_msg("no removed child stayed dying: nothing tested\n");
+		goto out;
+	}
+	if (left > 1000 + 1000 / 8)
+		goto out;
+	ret = KSFT_PASS;
+out:
+	free(child);
+	child = cg_name(parent, "flood");
+	cg_destroy(child);
+	free(child);
+	for (i = 0; i < DYING_CHILDREN; i++) {
+		snprintf(path, sizeof(path), "nd_dying%d/page", i);
+		unlink(path);
+		snprintf(path, sizeof(path), "nd_dying%d", i);
+		rmdir(path);
+	}
+	rmdir("nd_dying_flood");
+	cg_destroy(parent);
+	free(parent);
+	return ret;
+}
+
+#define WRITERS		4
+#define TOGGLES		3000
+
+/* How many limits hold the limits' static key, per debugfs. */
+static long key_holders(void)
+{
+	return nd_debugfs_counter("limits");
+}
+
+/* Set and lift the limit of @path over and over, through one open file. */
+static int toggle(const char *path, int first)
+{
+	int fd = open(path, O_WRONLY), i, err = 0;
+
+	if (fd < 0)
+		return -1;
+	for (i = first; i < first + TOGGLES; i++) {
+		const char *val = i % 2 ? "5" : "max";
+
+		if (write(fd, val, strlen(val)) != strlen(val))
+			err = -1;
+	}
+	if (write(fd, "max", 3) != 3)
+		err = -1;
+	close(fd);
+	return err;
+}
+
+/*
+ * Writers racing on one cgroup's memory.negative_dentry.max, as separate
+ * opens (which kernfs does not serialise) of a delegated user could: no
+ * warning, the limit ends lifted, and once the deferred key has had its
+ * second, the key is held by no more limits than before.
+ */
+static int test_negdentry_racing_writers(const char *root)
+{
+	char *cg = cg_name(root, "nd_racing");
+	char path[PATH_MAX];
+	long before, after;
+	int i, status, ret = KSFT_FAIL;
+	pid_t pid[WRITERS];
+
+	before = key_holders();
+	if (!cg || before < 0 || cg_create(cg))
+		goto out;
+	snprintf(path, sizeof(path), "%s/memory.negative_dentry.max", cg);
+	for (i = 0; i < WRITERS; i++) {
+		pid[i] = fork();
+		if (pid[i] == 0)
+			exit(toggle(path, i) ? EXIT_FAILURE : EXIT_SUCCESS);
+	}
+	for (i = 0; i < WRITERS; i++)
+		if (pid[i] < 0 || waitpid(pid[i], &status, 0) != pid[i] ||
+		    !WIFEXITED(status) || WEXITSTATUS(status))
+			goto out;
+	sleep(2);
+	after = key_holders();
+	ksft_print_msg("key holders: %ld before, %ld after %d x %d writes\n",
+		       before, after, WRITERS, TOGGLES);
+	if (after > before ||
+	    cg_read_strcmp(cg, "memory.negative_dentry.max", "max\n"))
+		goto out;
+	ret = KSFT_PASS;
+out:
+	cg_destroy(cg);
+	free(cg);
+	return ret;
+}
+
+#define NOBODY		65534
+
+/* Give @cg to NOBODY, as systemd delegates a subtree to a user. */
+static int delegate(const char *cg)
+{
+	static const char * const files[] = {
+		"", "/cgroup.procs", "/cgroup.threads", "/cgroup.subtree_control",
+	};
+	char path[PATH_MAX];
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		snprintf(path, sizeof(path), "%s%s", cg, files[i]);
+		if (chown(path, NOBODY, NOBODY))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * As NOBODY, moved into @arg's "start" child by root: make a child of the
+ * delegated cgroup, move in, lift its limit and flip it, try the
+ * delegated cgroup's own limit, which is not NOBODY's, then flood.
+ */
+static int delegated_fn(const char *cgroup, void *arg)
+{
+	const char *deleg = arg;
+	char *child = cg_name(deleg, "mine");
+	int i;
+
+	if (!child || setgid(NOBODY) || setuid(NOBODY))
+		return 10;
+	if (cg_create(child) || cg_enter_current(child))
+		return 11;
+	for (i = 0; i < 1000; i++)
+		if (cg_write(child, "memory.negative_dentry.max",
+			     i % 2 ? "5" : "max"))
+			return 12;
+	if (cg_write(child, "memory.negative_dentry.max", "max") ||
+	    cg_write(deleg, "memory.negative_dentry.max", "max") != -EACCES)
+		return 13;
+	return nd_flood("nd_deleg", "missing-", 20000, 1) ? 14 : 0;
+}
+
+/*
+ * A user given a subtree under a limited parent cannot escape the limit:
+ * not by making children, not by moving into them, not by lifting their
+ * limits, and it may not write the limit it was put under. Flipping its
+ * own limits warns of nothing and leaves the static key balanced.
+ */
+static int test_negdentry_delegated(const char *root)
+{
+	char *parent = cg_name(root, "nd_deleg");
+	char *deleg = cg_name(root, "nd_deleg/user");
+	char *start = cg_name(root, "nd_deleg/user/start");
+	char *mine = cg_name(root, "nd_deleg/user/mine");
+	long left, before = key_holders();
+	int ret = KSFT_FAIL, status;
+
+	if (!parent || !deleg || !start || !mine || cg_create(parent) ||
+	    cg_write(parent, "cgroup.subtree_control", "+memory") ||
+	    set_max(parent, 1000) || cg_create(deleg) ||
+	    cg_write(deleg, "cgroup.subtree_control", "+memory") ||
+	    cg_create(start) || delegate(deleg) || delegate(start) ||
+	    (mkdir("nd_deleg", 0755) && errno != EEXIST))
+		goto out;
+	status = cg_run(start, delegated_fn, deleg);
+	if (status) {
+		ksft_print_msg("delegated user: step %d failed\n", status);
+		goto out;
+	}
+	left = settled_current(parent, 1000);
+	sleep(2);
+	ksft_print_msg("parent %ld, the user's child %ld (limit %s); key holders %ld, %ld before\n",
+		       left, read_current(mine),
+		       cg_read_strcmp(mine, "memory.negative_dentry.max", "max\n") ?
+		       "set" : "max", key_holders(), before);
+	if (left > 1000 + 1000 / 8 || max_events(parent) < 1 ||
+	    key_holders() > before + 1)
+		goto out;
+	ret = KSFT_PASS;
+out:
+	cg_destroy(mine);
+	cg_destroy(start);
+	cg_destroy(deleg);
+	cg_destroy(parent);
+	rmdir("nd_deleg");
+	free(mine);
+	free(start);
+	free(deleg);
+	free(parent);
+	return ret;
+}
+
 #define T(x) { x, #x }
 struct negdentry_test {
 	int (*fn)(const char *root);
@@ -740,6 +994,9 @@ struct negdentry_test {
 	T(test_negdentry_flood_threads),
 	T(test_negdentry_with_dir_max),
 	T(test_negdentry_umount_pending),
+	T(test_negdentry_dying_children),
+	T(test_negdentry_racing_writers),
+	T(test_negdentry_delegated),
 };
 
 #undef T

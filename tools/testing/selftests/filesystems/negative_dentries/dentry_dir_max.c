@@ -11,8 +11,10 @@
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "../../kselftest.h"
 #include "negative_dentry_util.h"
@@ -92,28 +94,25 @@ static void remove_dir(const char *dir, long nfiles)
 
 static int test_rejects_bad_values(void)
 {
-	static const char * const bad[] = {
-		"1", "2", "100", "255", "-1", "-256", "abc", "300abc",
-		"99999999999", "2147483648", "-2147483649", "0.5",
+	/* Numbers out of range; nd_bad_numbers has the malformed ones. */
+	static const struct nd_bytes bad[] = {
+		ND_BYTES("1"), ND_BYTES("2"), ND_BYTES("100"), ND_BYTES("255"),
+		ND_BYTES("-256"), ND_BYTES("2147483648"),
+		ND_BYTES("-2147483649"), ND_BYTES("9223372036854775807"),
 	};
 	static const struct {
 		const char *write;
 		long read;
 	} good[] = { { "0", 0 }, { "256", 256 }, { "1000\n", 1000 },
-		     { "2147483647", 2147483647 } };
-	int i, ret;
+		     { " 300\t\n", 300 }, { "2147483647", 2147483647 } };
+	char want[32];
+	int i;
 
 	if (set_dir_max(LIMIT))
 		return KSFT_FAIL;
-	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		ret = nd_write_file(DENTRY_DIR_MAX, bad[i]);
-		if (ret != -EINVAL || nd_read_long(DENTRY_DIR_MAX) != LIMIT) {
-			ksft_print_msg("\"%s\": %s, value now %ld\n", bad[i],
-				       strerror(-ret),
-				       nd_read_long(DENTRY_DIR_MAX));
-			return KSFT_FAIL;
-		}
-	}
+	snprintf(want, sizeof(want), "%d\n", LIMIT);
+	if (!nd_refuses_all(DENTRY_DIR_MAX, bad, ARRAY_SIZE(bad), want))
+		return KSFT_FAIL;
 	for (i = 0; i < ARRAY_SIZE(good); i++) {
 		if (nd_write_file(DENTRY_DIR_MAX, good[i].write) ||
 		    nd_read_long(DENTRY_DIR_MAX) != good[i].read) {
@@ -453,12 +452,142 @@ out:
 	return ret;
 }
 
+/* Children of the directory in test_any_name_length: over the kill threshold. */
+#define MANY_FILES	10200
+
+/*
+ * A directory keeps the estimate of its positive children at the end of
+ * its inline name, where names of 31 to 35 bytes leave no room. Such a
+ * directory, its 10200 positive children counted, must keep a new
+ * negative child like any other directory, not take all its children for
+ * negative ones and kill every new one (and count them all again).
+ */
+static int test_any_name_length(void)
+{
+	static const int lengths[] = { 30, 31, 33, 35, 36, 30 };
+	char dir[64] = "long", name[64], first[16], then[16];
+	long killed, counts;
+	char *log, *p;
+	int i, ret = KSFT_FAIL;
+
+	if (set_dir_max(256) || make_dir(dir) || make_files(dir, MANY_FILES) ||
+	    nd_trace_event("negative_dentry_dir_count", 1))
+		goto out;
+	for (i = 0; i < ARRAY_SIZE(lengths); i++) {
+		memset(name, 'd', lengths[i]);
+		snprintf(name + lengths[i] - 2, 3, "%02d", i);
+		if (rename(dir, name))
+			goto out;
+		snprintf(dir, sizeof(dir), "%s", name);
+		/* New names each round, over the limit: queued and counted. */
+		snprintf(first, sizeof(first), "first%d-", i);
+		snprintf(then, sizeof(then), "then%d-", i);
+		if (nd_stat_missing(dir, first, 0, 300))
+			goto out;
+		nd_quiesce(nd_reclaim_activity, NULL, SETTLE_MS);
+		nd_trace_event("negative_dentry_dir_count", 1);
+		killed = nd_debugfs_counter("killed");
+		if (nd_stat_missing(dir, then, 0, 100))
+			goto out;
+		nd_quiesce(nd_reclaim_activity, NULL, SETTLE_MS);
+		killed = nd_debugfs_counter("killed") - killed;
+		log = nd_trace_log();
+		counts = 0;
+		for (p = log; p && (p = strstr(p, "negative_dentry_dir_count:")); p++)
+			counts++;
+		free(log);
+		ksft_print_msg("name of %d bytes: %ld of 100 new negatives killed, %ld counts\n",
+			       lengths[i], killed, counts);
+		if (killed > 0)
+			goto out;
+	}
+	ret = files_intact(dir, MANY_FILES) ? KSFT_FAIL : KSFT_PASS;
+out:
+	nd_trace_event("negative_dentry_dir_count", 0);
+	set_dir_max(0);
+	remove_dir(dir, MANY_FILES);
+	return ret;
+}
+
+#ifndef FIFREEZE
+#define FIFREEZE	_IOWR('X', 119, int)
+#define FITHAW		_IOWR('X', 120, int)
+#endif
+
+/*
+ * Mount and unmount a tmpfs, in a child: 0 if it was done within 10 s.
+ * If not, thaw @frozen_fd, which may be what it waits for.
+ */
+static int other_umount_done(int frozen_fd)
+{
+	pid_t pid = fork();
+	int status, i;
+
+	if (pid == 0)
+		exit(mount("none", "other", "tmpfs", 0, NULL) || umount("other"));
+	for (i = 0; i < 200; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
+		usleep(50 * 1000);
+	}
+	ksft_print_msg("umount of another filesystem stalled\n");
+	ioctl(frozen_fd, FITHAW, 0);
+	waitpid(pid, &status, 0);
+	return -1;
+}
+
+/*
+ * Freeze a filesystem just after removing a directory that is queued for
+ * reclaim: dropping the directory is the final iput() of an unlinked
+ * inode, which waits for the thaw. Meanwhile another filesystem must still
+ * unmount, and the thaw must go through.
+ */
+static int test_frozen_fs(void)
+{
+	const char *dev = getenv("NEGATIVE_DENTRY_SCRATCH");
+	int i, fd = -1, ret = KSFT_FAIL;
+
+	if (!dev)
+		return KSFT_SKIP;
+	if (make_dir("frozen") || make_dir("other") || set_dir_max(256) ||
+	    mount(dev, "frozen", "ext4", 0, NULL))
+		goto out;
+	fd = open("frozen", O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		goto out;
+	for (i = 0; i < 20; i++) {
+		if (make_dir("frozen/d") ||
+		    nd_stat_missing("frozen/d", "x", 0, 400) ||
+		    rmdir("frozen/d") || ioctl(fd, FIFREEZE, 0)) {
+			ksft_print_msg("round %d: %s\n", i, strerror(errno));
+			goto out;
+		}
+		usleep(20 * 1000);
+		if (other_umount_done(fd))
+			goto out;
+		if (ioctl(fd, FITHAW, 0)) {
+			ksft_print_msg("thaw: %s\n", strerror(errno));
+			goto out;
+		}
+	}
+	ret = KSFT_PASS;
+out:
+	if (fd >= 0)
+		close(fd);
+	umount("frozen");
+	rmdir("frozen");
+	rmdir("other");
+	set_dir_max(0);
+	return ret;
+}
+
 #define T(x) { x, #x }
 static const struct {
 	int (*fn)(void);
 	const char *name;
 } tests[] = {
 	T(test_rejects_bad_values),
+	T(test_any_name_length),
 	T(test_bounds_a_flood),
 	T(test_bounds_a_parallel_flood),
 	T(test_positives_survive),
@@ -466,6 +595,7 @@ static const struct {
 	T(test_mostly_positive_dir_kept),
 	T(test_kills_and_traces),
 	T(test_umount_while_queued),
+	T(test_frozen_fs),
 };
 
 #undef T

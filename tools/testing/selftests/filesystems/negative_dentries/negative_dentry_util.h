@@ -61,17 +61,88 @@ static inline int nd_read_file(const char *path, char *buf, size_t size)
 	return 0;
 }
 
-/* Write @val to @path; 0 or -errno of the write. */
-static inline int nd_write_file(const char *path, const char *val)
+/* Write the @len bytes of @buf to @path at once; 0 or -errno of the write. */
+static inline int nd_write_bytes(const char *path, const char *buf, size_t len)
 {
 	int fd = open(path, O_WRONLY);
-	ssize_t len;
+	ssize_t ret;
 
 	if (fd < 0)
 		return -errno;
-	len = write(fd, val, strlen(val));
+	ret = write(fd, buf, len);
 	close(fd);
-	return len < 0 ? -errno : 0;
+	return ret < 0 ? -errno : 0;
+}
+
+/* Write @val to @path; 0 or -errno of the write. */
+static inline int nd_write_file(const char *path, const char *val)
+{
+	return nd_write_bytes(path, val, strlen(val));
+}
+
+struct nd_bytes {
+	const char *buf;
+	size_t len;
+};
+
+#define ND_BYTES(s)	{ s, sizeof(s) - 1 }
+
+/*
+ * Writes that no limit file may take, whatever its range: each must fail
+ * with EINVAL and leave the value as it was. The tests add their own, and
+ * a string of thousands of digits.
+ */
+static const struct nd_bytes nd_bad_numbers[] = {
+	ND_BYTES(""), ND_BYTES(" "), ND_BYTES("\n"), ND_BYTES(" \t\n"),
+	ND_BYTES("-1"), ND_BYTES("-0"), ND_BYTES("+300"), ND_BYTES("- 300"),
+	ND_BYTES("0x100"), ND_BYTES("0X100"), ND_BYTES("300.0"),
+	ND_BYTES("1e3"), ND_BYTES("300 400"), ND_BYTES("300,400"),
+	ND_BYTES("300abc"), ND_BYTES("abc"), ND_BYTES("300\0"),
+	ND_BYTES("300\0 400"), ND_BYTES("\x01"), ND_BYTES("\xff\xfe"),
+	ND_BYTES("99999999999999999999999"),
+};
+
+/*
+ * Writing @b to @path fails with EINVAL and leaves it reading @want. A
+ * write of no bytes may also do nothing at all: cgroup files return 0 for
+ * it before their handler sees it.
+ */
+static inline bool nd_refuses(const char *path, const struct nd_bytes *b,
+			      const char *want)
+{
+	int err = nd_write_bytes(path, b->buf, b->len);
+	char now[64] = "";
+
+	if ((err == -EINVAL || (!err && !b->len)) &&
+	    !nd_read_file(path, now, sizeof(now)) && !strcmp(now, want))
+		return true;
+	nd_read_file(path, now, sizeof(now));
+	ksft_print_msg("%s: %zu bytes \"%.*s\": %s, now reads %s", path,
+		       b->len, (int)(b->len < 32 ? b->len : 32), b->buf,
+		       err ? strerror(-err) : "taken", now);
+	return false;
+}
+
+/*
+ * @path refuses each of @bad, each of nd_bad_numbers and 4000 digits (a
+ * cgroup file refuses more than a page with E2BIG before any parse), and
+ * still reads @want.
+ */
+static inline bool nd_refuses_all(const char *path, const struct nd_bytes *bad,
+				  int nbad, const char *want)
+{
+	static char digits[4000];
+	struct nd_bytes many = { digits, sizeof(digits) };
+	size_t i;
+
+	for (i = 0; i < (size_t)nbad; i++)
+		if (!nd_refuses(path, &bad[i], want))
+			return false;
+	for (i = 0; i < ARRAY_SIZE(nd_bad_numbers); i++)
+		if (!nd_refuses(path, &nd_bad_numbers[i], want))
+			return false;
+	memset(digits, '7', sizeof(digits));
+	return nd_refuses(path, &many, want);
 }
 
 static inline long nd_read_long(const char *path)
