@@ -35,7 +35,26 @@ BASE_ROW = {"lookup": "base", "pollution": "unlimited", "storm": "unlimited",
 
 
 def boot(kernel, rnd, args):
-    """Run bench/guest.sh on @kernel; return (status, bench lines, series)."""
+    """Run bench/guest.sh on @kernel; return (status, bench lines, series).
+
+    A guest that ends before the script has started (vm-run status 125, no
+    progress line) is booted once more: it measured nothing, and the suites
+    of make check, not the benchmark, judge whether kernels boot. Either
+    way the end of its console is printed, so that the cause is not lost
+    with the log of a CI machine."""
+    for attempt in (1, 2):
+        status, results, series, started, tail = boot_once(kernel, rnd, args)
+        print(f"  {kernel} round {rnd}: status {status}", flush=True)
+        if status:
+            for line in tail:
+                print(f"    | {line}", flush=True)
+        if status != 125 or started or attempt == 2:
+            return status, results, series
+        print(f"  {kernel} round {rnd}: the guest ended before the "
+              "benchmark started: booting it again", flush=True)
+
+
+def boot_once(kernel, rnd, args):
     log = os.path.join(args.out, "logs", f"{kernel}-{rnd}.log")
     cmd = [os.path.join(ROOT, "harness", "vmrun.py"),
            "--image", os.path.join(ROOT, "build", "obj", f"{kernel}-fast",
@@ -47,19 +66,21 @@ def boot(kernel, rnd, args):
     start = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
-    results, series = [], []
+    results, series, started, tail = [], [], False, []
     for line in proc.stdout:
+        tail = (tail + [line.rstrip()])[-15:]
         words = line.split()
         if line.startswith("progress: "):
+            started = True
             print(f"  {kernel} round {rnd}: {line[10:].strip()}", flush=True)
         elif words[:1] == ["bench"] and len(words) == 5:
             results.append(words[1:])
         elif words[:1] == ["series"] and len(words) == 5:
             series.append(words[1:])
     status = proc.wait()
-    print(f"  {kernel} round {rnd}: status {status}, "
-          f"{time.monotonic() - start:.0f} s", flush=True)
-    return status, results, series
+    print(f"  {kernel} round {rnd}: {time.monotonic() - start:.0f} s",
+          flush=True)
+    return status, results, series, started, tail
 
 
 def number(text):

@@ -325,7 +325,8 @@ def bench_suite(guest, r):
                           "--rounds", "1", "--out", out],
                          capture_output=True, text=True)
     for line in res.stdout.splitlines() + res.stderr.splitlines():
-        if line.startswith("bench:") or "status" in line:
+        if (line.startswith(("bench:", "    | ")) or "status" in line or
+                "booting it again" in line):
             print(f"    {line}")
     r.check(res.returncode == 0, "bench quick mode: numbers for every "
             "scenario on both kernels", res.stderr.strip()[-300:])
