@@ -5,6 +5,7 @@
 #   make vm-run SCRIPT=f.sh  run a script in the guest (KERNEL=base|patched)
 #   make patch               one combined patch of base -> our kernel
 #   make fresh-check         make check in a new minimal Debian 12 root
+#   make stress              the stress and fault suite (DURATION=seconds)
 #
 # KERNEL=patched|base picks the kernel; DEBUG=1 the kernel with the debug
 # checkers (lockdep, KASAN, ...), the default of vm-run, DEBUG=0 the one
@@ -40,7 +41,7 @@ VMRUN = harness/vmrun.py $(GUEST_ARGS) --timeout $(TIMEOUT) \
 	$(if $(filter 1,$(KVM)),--kvm)
 PATCH := $(BUILD)/negative-dentry.patch
 
-.PHONY: run check fresh-check bench deb vm-run patch deps tree kernel initramfs debian-rootfs clean
+.PHONY: run check fresh-check stress stress-stage bench deb vm-run patch deps tree kernel initramfs debian-rootfs clean
 
 run: DEBUG_DEFAULT := 0
 run: kernel initramfs
@@ -54,7 +55,7 @@ run: kernel initramfs
 # kernel to compare with; FULL=1 adds the debug base kernel too.
 check:
 	harness/deps.sh userspace
-	$(MAKE) --no-print-directory initramfs patch
+	$(MAKE) --no-print-directory initramfs patch stress-stage
 	for k in $(CHECK_KERNELS); do harness/kernel.sh $${k%-*} $${k#*-} || exit 1; done
 	$(MAKE) --no-print-directory debian-rootfs
 	harness/check.py --initramfs $(INITRAMFS) --rootfs $(DEBIAN_ROOTFS) --patch $(PATCH) \
@@ -73,6 +74,28 @@ bench: deps
 	$(MAKE) --no-print-directory initramfs
 	for k in base patched; do harness/kernel.sh $$k fast || exit 1; done
 	harness/bench.py --initramfs $(INITRAMFS) $(if $(QUICK),--quick --rounds 1)
+
+# make stress: the stress and fault suite alone, DURATION seconds of load
+# (600 by default) on the debug kernel; make check runs it for 90 s.
+DURATION ?= 600
+stress: initramfs
+	$(MAKE) --no-print-directory stress-stage
+	harness/kernel.sh patched debug
+	harness/check.py --initramfs $(INITRAMFS) --stress-duration $(DURATION) \
+		$(if $(filter 1,$(KVM)),--kvm) stress
+
+# The stress suite's folder for vm-run: its script, the TAP helpers, and
+# Debian's stress-ng with the libraries it loads (the busybox guest has
+# none), run through the dynamic loader staged beside them.
+STRESS := $(BUILD)/stress
+STRESS_NG := /usr/bin/stress-ng
+stress-stage: $(STRESS)/stress.sh
+$(STRESS)/stress.sh: tests/stress/stress.sh tests/userspace/tap.sh $(STRESS_NG)
+	rm -rf $(STRESS) && mkdir -p $(STRESS)/lib
+	cp $(STRESS_NG) tests/userspace/tap.sh $(STRESS)/
+	cp -L $$(ldd $(STRESS_NG) | awk '$$2 == "=>" { print $$3 } /ld-linux/ { print $$1 }') \
+		$(STRESS)/lib/
+	cp tests/stress/stress.sh $@
 
 # make deb: linux-image and linux-headers packages of our kernel in
 # build/deb; CONFIG=debian with Debian's own amd64 configuration (hours).

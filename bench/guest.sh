@@ -142,6 +142,37 @@ for n in $TEARDOWN; do
 	emit teardown n$n umount_ms $(($(now_ms) - t0))
 done
 
+echo "progress: limit flipping"
+# What a user who owns a cgroup (a delegated subtree, say) costs everyone
+# else by flipping its limit in a loop: each flip off and on would patch
+# kernel text and interrupt every cpu if the static key followed it.
+mkdir $cg/neighbour $cg/flipper
+nd_bench files $work/neighbour 1000
+if ours; then rows="quiet flipping"; else rows=quiet; fi
+for row in $rows; do
+	fresh
+	if [ $row = flipping ]; then
+		(n=0
+		trap 'echo $n >/tmp/flips; exit 0' TERM
+		while :; do
+			echo 5 >$cg/flipper/memory.negative_dentry.max
+			echo max >$cg/flipper/memory.negative_dentry.max
+			n=$((n + 1))
+		done) &
+		flipper=$!
+		t0=$(now_ms)
+	fi
+	emit flip $row positive-1 \
+		"$(run neighbour nd_bench rate positive $work/neighbour 1000 $SECS 1)"
+	if [ $row = flipping ]; then
+		kill $flipper
+		wait $flipper
+		emit flip $row flips_per_s \
+			$(($(cat /tmp/flips) * 1000 / ($(now_ms) - t0 + 1)))
+	fi
+done
+rmdir $cg/neighbour $cg/flipper
+
 echo "progress: runaway bound"
 fresh
 mkdir $cg/runaway

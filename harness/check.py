@@ -20,7 +20,10 @@ build/check/<suite>.log) and judges what came back:
              warnings than the base kernel's;
   bench      make bench's quick mode runs to the end;
   userspace  systemd, containers and our kernel package in the Debian
-             guest.
+             guest;
+  stress     load, cgroup churn, mounts, freezes and injected faults on the
+             debug kernel, then what must hold afterwards (make stress is
+             the long form).
 Run from the Makefile (make check), which builds what this needs first.
 """
 import argparse
@@ -370,22 +373,44 @@ def userspace_suite(guest, r):
                 "\n".join(l for l in lines if l.startswith("#"))[-300:])
 
 
+def stress_suite(guest, r):
+    """build/stress/stress.sh (tests/stress, staged by make with stress-ng)
+    on the debug kernel for --stress-duration seconds of load."""
+    duration = guest.args.stress_duration
+    status, lines = guest.run("patched-debug", "build/stress/stress.sh",
+                              duration + 1200, "stress",
+                              append=f"stress.duration={duration} "
+                              "kmemleak=on")
+    for line in lines:
+        if line.startswith("# ") and not line.startswith("# not ok"):
+            print(f"    {line}")
+    r.check(status == 0, f"stress {duration} s: a clean run",
+            f"vm-run status {status}")
+    results = parse_selftests(lines)
+    r.check(results, "stress: its checks ran", "no TAP")
+    for (_, test), got in sorted(results.items()):
+        r.check(got == "pass", f"stress: {test}", got)
+
+
 SUITES = {"harness": harness_suite, "upstream": upstream_suite,
           "kunit": kunit_suite, "selftests": selftests_suite,
           "checkpatch": checkpatch_suite, "w1": w1_suite,
-          "bench": bench_suite, "userspace": userspace_suite}
+          "bench": bench_suite, "userspace": userspace_suite,
+          "stress": stress_suite}
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--initramfs", required=True)
-    ap.add_argument("--patch", required=True, help="from make patch")
+    ap.add_argument("--patch", help="from make patch (the checkpatch suite)")
     ap.add_argument("--kernels", default="patched-debug base-fast patched-fast",
                     help="the kernels built, as make check's CHECK_KERNELS")
     ap.add_argument("--rootfs", help="the Debian guest's, from make "
                     "debian-rootfs")
     ap.add_argument("--kvm", action="store_true")
+    ap.add_argument("--stress-duration", type=int, default=90,
+                    help="seconds of load in the stress suite")
     ap.add_argument("suites", nargs="*", default=list(SUITES),
                     help=f"some of: {' '.join(SUITES)}")
     args = ap.parse_args()

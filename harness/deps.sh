@@ -43,6 +43,7 @@ patchelf run paths of our systemd installed in the Debian guest
 debhelper make deb: kernel packages (bindeb-pkg)
 rsync make deb: headers_install of the linux-headers package
 kmod make deb: depmod of the packaged modules
+stress-ng the stress suite's load, staged into the busybox guest
 EOF
 }
 
