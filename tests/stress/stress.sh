@@ -251,6 +251,17 @@ faults_injected() {
 }
 tap_check "faults were injected" faults_injected
 
+# What each cgroup holds besides dentries, for the diagnosis of any that
+# stays dying below.
+held() {
+	awk '$1 ~ /^(anon|file|shmem|kernel|sock|percpu)$/ {
+		printf "%s %d KiB, ", $1, $2 / 1024 }' "$1/memory.stat"
+	echo "swap $(($(cat "$1/memory.swap.current" 2>/dev/null || echo 0) / 1024)) KiB"
+}
+for c in "$cg"/*/; do
+	echo "$(basename "$c"): $(held "$c")" >>"$log/held"
+done
+
 # Remove every test cgroup; what they left is drained and dropped.
 for c in "$cg"/*/ "$cg"/churn/*/; do
 	[ -d "$c" ] || continue
@@ -318,6 +329,37 @@ churn_freed() {
 	[ "$(dying "$cg/churn")" -eq 0 ]
 }
 tap_check "no removed churn cgroup stays dying" churn_freed
+
+# Every removed cgroup is freed once what it charged besides dentries is
+# gone: page cache (dropped), and swap entries that the swap slot cache
+# keeps per cpu, charged, after their pages were freed (swapoff frees
+# them). Say which step freed the last ones, and what held them.
+all_freed() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	wait_dying
+	echo "removed cgroups dying after drop_caches: $(dying "$cg")"
+	[ "$(dying "$cg")" -eq 0 ] && return 0
+	echo "they held, before removal:"
+	cat "$log/held"
+	echo "their parent holds now: $(held "$cg")"
+	echo 1G >"$cg/memory.reclaim" 2>/dev/null
+	wait_dying
+	echo "after memory.reclaim: $(dying "$cg")"
+	[ "$(dying "$cg")" -eq 0 ] && return 0
+	swapoff /dev/vdc && swapon /dev/vdc
+	wait_dying
+	echo "after swapoff and swapon: $(dying "$cg")"
+	[ "$(dying "$cg")" -eq 0 ]
+}
+wait_dying() {
+	t=0
+	while [ "$(dying "$cg")" -ne 0 ] && [ $t -lt 10 ]; do
+		sleep 1
+		t=$((t + 1))
+	done
+}
+tap_check "every removed cgroup is freed after reclaim" all_freed
 
 no_leaks() {
 	# A write fails once kmemleak has turned itself off (out of memory
