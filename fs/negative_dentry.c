@@ -572,4 +572,5 @@ fs_initcall(negative_dentry_init);
 
 #ifdef CONFIG_NEGATIVE_DENTRY_KUNIT_TEST
 #include "tests/negative_dentry_kunit.c"
+#include "tests/negative_dentry_evict_kunit.c"
 #endif
