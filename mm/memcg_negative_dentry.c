@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * memory.negative_dentry.{max,current,events}: the negative dentries of a
- * memory cgroup.
+ * memory.negative_dentry.{max,current,events,events.local}: the negative
+ * dentries of a memory cgroup.
  *
  * A negative dentry belongs to the memcg of its slab object, whose dentry
  * LRU lists hold it, and counts while it is on those lists (fs/dcache.c
@@ -256,6 +256,25 @@ static void negative_dentry_reclaim_subtree(struct mem_cgroup *root,
 	negative_dentry_reclaim_pass(root, nr);
 }
 
+/*
+ * The limit of @memcg started reclaim: an event in its .events.local, and
+ * in the .events of @memcg and of each ancestor, which counts the events
+ * of its subtree, as memory.events does (only @memcg's with the
+ * memory_localevents mount option).
+ */
+static void negative_dentry_event(struct mem_cgroup *memcg)
+{
+	atomic_long_inc(&memcg->negative_dentry.events_local);
+	cgroup_file_notify(&memcg->negative_dentry.events_local_file);
+	do {
+		atomic_long_inc(&memcg->negative_dentry.events);
+		cgroup_file_notify(&memcg->negative_dentry.events_file);
+		if (cgrp_dfl_root.flags & CGRP_ROOT_MEMORY_LOCAL_EVENTS)
+			break;
+	} while ((memcg = parent_mem_cgroup(memcg)) &&
+		 !mem_cgroup_is_root(memcg));
+}
+
 static void negative_dentry_reclaim_workfn(struct work_struct *work)
 {
 	struct memcg_negative_dentry *nd =
@@ -273,8 +292,7 @@ static void negative_dentry_reclaim_workfn(struct work_struct *work)
 	if (usage > max) {
 		if (!nd->reclaiming) {
 			nd->reclaiming = true;
-			atomic_long_inc(&nd->events);
-			cgroup_file_notify(&nd->events_file);
+			negative_dentry_event(memcg);
 		}
 		nr.nr_to_reclaim = usage - negative_dentry_target(max);
 		negative_dentry_reclaim_subtree(memcg, &nr);
@@ -522,6 +540,15 @@ static int negative_dentry_events_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+static int negative_dentry_events_local_show(struct seq_file *m, void *v)
+{
+	struct mem_cgroup *memcg = mem_cgroup_from_css(seq_css(m));
+
+	seq_printf(m, "max %ld\n",
+		   atomic_long_read(&memcg->negative_dentry.events_local));
+	return 0;
+}
+
 static struct cftype negative_dentry_files[] = {
 	{
 		.name = "negative_dentry.current",
@@ -540,6 +567,13 @@ static struct cftype negative_dentry_files[] = {
 		.file_offset = offsetof(struct mem_cgroup,
 					negative_dentry.events_file),
 		.seq_show = negative_dentry_events_show,
+	},
+	{
+		.name = "negative_dentry.events.local",
+		.flags = CFTYPE_NOT_ON_ROOT,
+		.file_offset = offsetof(struct mem_cgroup,
+					negative_dentry.events_local_file),
+		.seq_show = negative_dentry_events_local_show,
 	},
 	{ }	/* terminate */
 };

@@ -84,6 +84,12 @@ static long max_events(const char *cgroup)
 				"max ");
 }
 
+static long local_max_events(const char *cgroup)
+{
+	return cg_read_key_long(cgroup, "memory.negative_dentry.events.local",
+				"max ");
+}
+
 static long stat_of(const char *cgroup, const char *key)
 {
 	return cg_read_key_long(cgroup, "memory.stat", key);
@@ -109,11 +115,13 @@ static int test_negdentry_files(const char *root)
 	static const char * const files[] = {
 		"memory.negative_dentry.max", "memory.negative_dentry.current",
 		"memory.negative_dentry.events",
+		"memory.negative_dentry.events.local",
 	};
 	static const char * const defaults[][2] = {
 		{ "memory.negative_dentry.max", "max\n" },
 		{ "memory.negative_dentry.current", "0\n" },
 		{ "memory.negative_dentry.events", "max 0\n" },
+		{ "memory.negative_dentry.events.local", "max 0\n" },
 	};
 	static const char * const stats[] = {
 		"negative_dentries ", "negative_dentry_reclaimed ",
@@ -362,6 +370,55 @@ out:
 	cg_destroy(cg);
 	remove_dirs(dirs);
 	free(cg);
+	return ret;
+}
+
+/*
+ * An event counts in .events of the cgroup whose limit it was and of every
+ * ancestor, and in .events.local of that cgroup only; the ancestors'
+ * pollers hear of it too.
+ */
+static int test_negdentry_events_hierarchical(const char *root)
+{
+	static const char * const dirs[] = { "nd_events_tree", NULL };
+	char *parent = cg_name(root, "nd_events_parent");
+	char *child = cg_name(root, "nd_events_parent/child");
+	char path[PATH_MAX], buf[4096];
+	struct pollfd pfd = { .events = POLLIN };
+	int ret = KSFT_FAIL;
+	long events;
+
+	pfd.fd = inotify_init1(IN_NONBLOCK);
+	if (!parent || !child || pfd.fd < 0 || cg_create(parent) ||
+	    cg_write(parent, "cgroup.subtree_control", "+memory") ||
+	    cg_create(child) || set_max(child, 300))
+		goto out;
+	snprintf(path, sizeof(path), "%s/memory.negative_dentry.events",
+		 parent);
+	if (inotify_add_watch(pfd.fd, path, IN_MODIFY) < 0 ||
+	    flood_in(child, dirs[0], 3000, 1))
+		goto out;
+	if (poll(&pfd, 1, SETTLE_MS) != 1 || read(pfd.fd, buf, sizeof(buf)) <= 0) {
+		ksft_print_msg("no notification at the parent\n");
+		goto out;
+	}
+	settled_current(child, 300);
+	events = max_events(child);
+	ksft_print_msg("child: events %ld, local %ld; parent: events %ld, local %ld\n",
+		       events, local_max_events(child), max_events(parent),
+		       local_max_events(parent));
+	if (events < 1 || local_max_events(child) != events ||
+	    max_events(parent) != events || local_max_events(parent) != 0)
+		goto out;
+	ret = KSFT_PASS;
+out:
+	if (pfd.fd >= 0)
+		close(pfd.fd);
+	cg_destroy(child);
+	cg_destroy(parent);
+	remove_dirs(dirs);
+	free(child);
+	free(parent);
 	return ret;
 }
 
@@ -987,6 +1044,7 @@ struct negdentry_test {
 	T(test_negdentry_hierarchy),
 	T(test_negdentry_current_exact),
 	T(test_negdentry_events_notify),
+	T(test_negdentry_events_hierarchical),
 	T(test_negdentry_rmdir_drains),
 	T(test_negdentry_positives_survive),
 	T(test_negdentry_hot_survive),
