@@ -35,9 +35,8 @@
 #include "slab.h"
 
 /*
- * Changes wait per cpu until there are this many: the counts of a cgroup
- * and its ancestors lag by less than this per cpu and per cgroup below,
- * which the limit tolerates; .current adds the waiting changes in.
+ * Changes wait per cpu until there are this many, or fewer near a limit
+ * (negative_dentry_batch()); .current adds the waiting changes in.
  */
 #define NEGATIVE_DENTRY_CHARGE_BATCH	32
 
@@ -57,17 +56,47 @@ static DEFINE_MUTEX(negative_dentry_max_mutex);
 /* Drains queued and not finished: each holds its removed cgroup's css. */
 static atomic_long_t negative_dentry_drains;
 
-/* Add @nr to @memcg and its ancestors, and start reclaim where it is due. */
+/*
+ * How many changes a cgroup lets wait per cpu, given the tightest @limit
+ * on its path to the root and the least @headroom left under a limit
+ * there, with @cpus cpus online. The counts the limits act on then lag by
+ * less than an eighth of the limit, and less than half the headroom, per
+ * cgroup below that changes them, however many cpus there are; within
+ * 2 * @cpus of a limit nothing waits and they are exact.
+ */
+static int negative_dentry_batch(long limit, long headroom, unsigned int cpus)
+{
+	long room = min(limit / 8, headroom / 2);
+
+	if (room < (long)cpus)
+		return 1;
+	return min(room / cpus, (long)NEGATIVE_DENTRY_CHARGE_BATCH);
+}
+
+/*
+ * Add @nr to @memcg and its ancestors, start reclaim where it is due, and
+ * size @memcg's batch for how close that took it to a limit.
+ */
 static void negative_dentry_charge(struct mem_cgroup *memcg, long nr)
 {
+	struct memcg_negative_dentry *leaf = &memcg->negative_dentry;
+	long limit = LONG_MAX, headroom = LONG_MAX;
+
 	for (; memcg && !mem_cgroup_is_root(memcg);
 	     memcg = parent_mem_cgroup(memcg)) {
 		struct memcg_negative_dentry *nd = &memcg->negative_dentry;
 		long usage = atomic_long_add_return(nr, &nd->usage);
+		long max = READ_ONCE(nd->max);
 
-		if (nr > 0 && usage > READ_ONCE(nd->max))
+		if (nr > 0 && usage > max)
 			queue_work(negative_dentry_wq, &nd->reclaim_work);
+		if (max != LONG_MAX) {
+			limit = min(limit, max);
+			headroom = min(headroom, max - max(usage, 0L));
+		}
 	}
+	WRITE_ONCE(leaf->batch,
+		   negative_dentry_batch(limit, headroom, num_online_cpus()));
 }
 
 /**
@@ -87,7 +116,7 @@ void memcg_negative_dentry_account(struct mem_cgroup *memcg, int nr)
 		return;
 	pending = memcg->negative_dentry.pending;
 	if (abs(this_cpu_add_return(*pending, nr)) >=
-	    NEGATIVE_DENTRY_CHARGE_BATCH)
+	    READ_ONCE(memcg->negative_dentry.batch))
 		negative_dentry_charge(memcg, this_cpu_xchg(*pending, 0));
 }
 
@@ -372,6 +401,8 @@ int memcg_negative_dentry_init(struct mem_cgroup *memcg)
 	if (!nd->pending)
 		return -ENOMEM;
 	nd->max = LONG_MAX;
+	/* Sized at the first change, by the limits above. */
+	nd->batch = 1;
 	INIT_WORK(&nd->reclaim_work, negative_dentry_reclaim_workfn);
 	INIT_WORK(&nd->drain_work, negative_dentry_drain_workfn);
 	return 0;
@@ -400,6 +431,21 @@ void memcg_negative_dentry_offline(struct mem_cgroup *memcg)
 }
 
 /*
+ * A lower limit: the subtree waits for no change until each cgroup's next
+ * one sizes its batch again. Changes waiting from before still count
+ * against the old batch, at most NEGATIVE_DENTRY_CHARGE_BATCH per cpu.
+ */
+static void negative_dentry_shrink_batches(struct mem_cgroup *memcg)
+{
+	struct cgroup_subsys_state *css;
+
+	rcu_read_lock();
+	css_for_each_descendant_pre(css, &memcg->css)
+		WRITE_ONCE(mem_cgroup_from_css(css)->negative_dentry.batch, 1);
+	rcu_read_unlock();
+}
+
+/*
  * Each limit set holds the key once. Lifting the last one turns the key
  * off only after a second without limits (negative_dentry_limits is a
  * deferred key), so that a user who flips a limit in a loop cannot make
@@ -412,6 +458,8 @@ static void negative_dentry_set_max(struct mem_cgroup *memcg, long max)
 	mutex_lock(&negative_dentry_max_mutex);
 	old = READ_ONCE(memcg->negative_dentry.max);
 	WRITE_ONCE(memcg->negative_dentry.max, max);
+	if (max < old)
+		negative_dentry_shrink_batches(memcg);
 	if (old == LONG_MAX && max != LONG_MAX)
 		static_branch_deferred_inc(&negative_dentry_limits);
 	else if (old != LONG_MAX && max == LONG_MAX)

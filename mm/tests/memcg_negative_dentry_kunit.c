@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests of memory.negative_dentry.max parsing: "max" or a count in
- * decimal digits alone, anything else is -EINVAL.
+ * decimal digits alone, anything else is -EINVAL; and of the per-cpu
+ * batch, whose lag stays under an eighth of the limit whatever the number
+ * of cpus.
  */
 #include <kunit/test.h>
 
@@ -46,9 +48,52 @@ static void max_rejects_the_rest(struct kunit *test)
 	}
 }
 
+static void batch_is_full_without_limits(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, negative_dentry_batch(LONG_MAX, LONG_MAX, 2), 32);
+	KUNIT_EXPECT_EQ(test, negative_dentry_batch(LONG_MAX, LONG_MAX, 4096),
+			32);
+}
+
+static void batch_lags_an_eighth_of_the_limit_at_most(struct kunit *test)
+{
+	static const unsigned int cpus[] = { 1, 2, 8, 64, 256, 4096 };
+	static const long limits[] = { 1, 100, 1000, 10000, 1000000 };
+	int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(cpus); i++) {
+		for (j = 0; j < ARRAY_SIZE(limits); j++) {
+			long lag = cpus[i] * (long)(negative_dentry_batch(limits[j],
+							limits[j], cpus[i]) - 1);
+
+			KUNIT_EXPECT_LE_MSG(test, lag, limits[j] / 8,
+					    "%u cpus, limit %ld", cpus[i],
+					    limits[j]);
+		}
+	}
+	/* The 256-cpu case of the old fixed batch: 31 * 256 = 7936 over 1000 */
+	KUNIT_EXPECT_EQ(test, negative_dentry_batch(1000, 1000, 256), 1);
+	KUNIT_EXPECT_EQ(test, negative_dentry_batch(1000, 1000, 2), 32);
+	KUNIT_EXPECT_EQ(test, negative_dentry_batch(100000, 100000, 64), 32);
+	KUNIT_EXPECT_EQ(test, negative_dentry_batch(10000, 10000, 64), 19);
+}
+
+static void batch_shrinks_near_the_limit(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, negative_dentry_batch(1000, 100, 2), 25);
+	KUNIT_EXPECT_EQ(test, negative_dentry_batch(1000, 8, 2), 2);
+	KUNIT_EXPECT_EQ(test, negative_dentry_batch(1000, 3, 2), 1);
+	KUNIT_EXPECT_EQ(test, negative_dentry_batch(1000, 0, 2), 1);
+	KUNIT_EXPECT_EQ(test, negative_dentry_batch(1000, -500, 2), 1);
+	KUNIT_EXPECT_EQ(test, negative_dentry_batch(0, 0, 1), 1);
+}
+
 static struct kunit_case memcg_negative_dentry_test_cases[] = {
 	KUNIT_CASE(max_parses_max_and_counts),
 	KUNIT_CASE(max_rejects_the_rest),
+	KUNIT_CASE(batch_is_full_without_limits),
+	KUNIT_CASE(batch_lags_an_eighth_of_the_limit_at_most),
+	KUNIT_CASE(batch_shrinks_near_the_limit),
 	{}
 };
 

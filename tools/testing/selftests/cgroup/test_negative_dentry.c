@@ -12,6 +12,7 @@
 #include <linux/limits.h>
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,6 +202,65 @@ static int test_negdentry_bad_writes(const char *root)
 	ret = KSFT_PASS;
 out:
 	cg_destroy(cg);
+	free(cg);
+	return ret;
+}
+
+struct pinned_stats {
+	const char *dir;
+	long first;
+	long count;
+};
+
+/* Missing names stat()ed from cpu 0 alone: only its changes may wait. */
+static int pinned_stats_fn(const char *cgroup, void *arg)
+{
+	struct pinned_stats *p = arg;
+	cpu_set_t cpus;
+
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	if (sched_setaffinity(0, sizeof(cpus), &cpus) ||
+	    (mkdir(p->dir, 0755) && errno != EEXIST))
+		return EXIT_FAILURE;
+	return nd_stat_missing(p->dir, "missing-", p->first, p->count) ?
+	       EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/*
+ * A limit acts at its value, not a batch later: near a limit no change
+ * waits per cpu. 1000 negative dentries under a limit of 1000 start no
+ * reclaim; the 1001st does. With a fixed batch of 32, the count the limit
+ * saw stayed at 992, 9 changes waiting, and nothing happened.
+ */
+static int test_negdentry_limit_is_exact(const char *root)
+{
+	static const char * const dirs[] = { "nd_exact", NULL };
+	struct pinned_stats at_limit = { dirs[0], 0, 1000 };
+	struct pinned_stats one_more = { dirs[0], 1000, 1 };
+	char *cg = cg_name(root, "nd_exact");
+	int ret = KSFT_FAIL;
+	long waited;
+
+	if (!cg || cg_create(cg) || set_max(cg, 1000) ||
+	    cg_run(cg, pinned_stats_fn, &at_limit))
+		goto out;
+	usleep(500 * 1000);
+	ksft_print_msg("at the limit: .current %ld, events %ld\n",
+		       read_current(cg), max_events(cg));
+	if (read_current(cg) != 1000 || max_events(cg) != 0 ||
+	    cg_run(cg, pinned_stats_fn, &one_more))
+		goto out;
+	for (waited = 0; max_events(cg) < 1 && waited < SETTLE_MS; waited += 10)
+		usleep(10 * 1000);
+	ksft_print_msg("one over: events %ld after %ld ms\n", max_events(cg),
+		       waited);
+	if (max_events(cg) < 1)
+		goto out;
+	ret = KSFT_PASS;
+out:
+	cg_destroy(cg);
+	remove_dirs(dirs);
 	free(cg);
 	return ret;
 }
@@ -1041,6 +1101,7 @@ struct negdentry_test {
 	T(test_negdentry_files),
 	T(test_negdentry_bad_writes),
 	T(test_negdentry_limit),
+	T(test_negdentry_limit_is_exact),
 	T(test_negdentry_hierarchy),
 	T(test_negdentry_current_exact),
 	T(test_negdentry_events_notify),
