@@ -28,8 +28,11 @@
 #include <linux/percpu.h>
 #include <linux/seq_buf.h>
 #include <linux/seq_file.h>
+#include <linux/sched.h>
 #include <linux/shrinker.h>
+#include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/task_work.h>
 #include <trace/events/negative_dentry.h>
 
 #include "slab.h"
@@ -74,13 +77,27 @@ static int negative_dentry_batch(long limit, long headroom, unsigned int cpus)
 }
 
 /*
+ * Over by more than the reclaim margin: the work, which reclaims down to
+ * negative_dentry_target(), has not kept up with whoever adds to @usage.
+ */
+static bool negative_dentry_behind(long usage, long max)
+{
+	return usage - max > max - negative_dentry_target(max);
+}
+
+static void negative_dentry_task_reclaim_queue(void);
+
+/*
  * Add @nr to @memcg and its ancestors, start reclaim where it is due, and
- * size @memcg's batch for how close that took it to a limit.
+ * size @memcg's batch for how close that took it to a limit. If the work
+ * is behind, the task adding them reclaims too, before it returns to user
+ * space.
  */
 static void negative_dentry_charge(struct mem_cgroup *memcg, long nr)
 {
 	struct memcg_negative_dentry *leaf = &memcg->negative_dentry;
 	long limit = LONG_MAX, headroom = LONG_MAX;
+	bool behind = false;
 
 	for (; memcg && !mem_cgroup_is_root(memcg);
 	     memcg = parent_mem_cgroup(memcg)) {
@@ -88,8 +105,10 @@ static void negative_dentry_charge(struct mem_cgroup *memcg, long nr)
 		long usage = atomic_long_add_return(nr, &nd->usage);
 		long max = READ_ONCE(nd->max);
 
-		if (nr > 0 && usage > max)
+		if (nr > 0 && usage > max) {
 			queue_work(negative_dentry_wq, &nd->reclaim_work);
+			behind |= negative_dentry_behind(usage, max);
+		}
 		if (max != LONG_MAX) {
 			limit = min(limit, max);
 			headroom = min(headroom, max - max(usage, 0L));
@@ -97,6 +116,8 @@ static void negative_dentry_charge(struct mem_cgroup *memcg, long nr)
 	}
 	WRITE_ONCE(leaf->batch,
 		   negative_dentry_batch(limit, headroom, num_online_cpus()));
+	if (behind)
+		negative_dentry_task_reclaim_queue();
 }
 
 /**
@@ -283,6 +304,62 @@ static void negative_dentry_reclaim_subtree(struct mem_cgroup *root,
 		return;
 	nr->age = true;
 	negative_dentry_reclaim_pass(root, nr);
+}
+
+/* At most this many negative dentries a task reclaims on one return. */
+#define NEGATIVE_DENTRY_TASK_BATCH	1024L
+
+/*
+ * On its way back to user space, a task that added negative dentries
+ * while the reclaim work was behind takes a bounded batch from each cgroup
+ * on its own path still over by more than the margin: the cost then falls
+ * on the offender's CPU time and latency (its cpu.max, say), not on
+ * everyone's kworkers, as memory.high makes it pay for memory.
+ */
+static void negative_dentry_task_reclaim(struct callback_head *cb)
+{
+	struct mem_cgroup *memcg = get_mem_cgroup_from_current();
+	struct mem_cgroup *iter;
+
+	kfree(cb);
+	for (iter = memcg; iter && !mem_cgroup_is_root(iter);
+	     iter = parent_mem_cgroup(iter)) {
+		long max = READ_ONCE(iter->negative_dentry.max);
+		long usage = atomic_long_read(&iter->negative_dentry.usage);
+		struct negative_dentry_reclaim nr = { };
+
+		if (max == LONG_MAX || !negative_dentry_behind(usage, max))
+			continue;
+		nr.nr_to_reclaim = min(usage - negative_dentry_target(max),
+				       NEGATIVE_DENTRY_TASK_BATCH);
+		nr.budget = 4 * nr.nr_to_reclaim;
+		negative_dentry_reclaim_subtree(iter, &nr);
+		trace_negative_dentry_reclaim_task(cgroup_id(iter->css.cgroup),
+						   usage, nr.scanned,
+						   nr.reclaimed);
+	}
+	mem_cgroup_put(memcg);
+}
+
+/*
+ * Have the current task reclaim before it returns to user space. Called
+ * with d_lock held: nothing here sleeps. A request already queued is
+ * reused, so a task has one at most.
+ */
+static void negative_dentry_task_reclaim_queue(void)
+{
+	struct callback_head *cb;
+
+	if (!current->mm || (current->flags & (PF_KTHREAD | PF_EXITING)))
+		return;
+	cb = task_work_cancel_func(current, negative_dentry_task_reclaim);
+	if (!cb)
+		cb = kmalloc(sizeof(*cb), GFP_NOWAIT | __GFP_NOWARN);
+	if (!cb)
+		return;
+	init_task_work(cb, negative_dentry_task_reclaim);
+	if (task_work_add(current, cb, TWA_RESUME | TWAF_NO_ALLOC))
+		kfree(cb);
 }
 
 /*
