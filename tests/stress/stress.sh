@@ -31,7 +31,15 @@ ncpu=$(nproc)
 now() { cut -d. -f1 /proc/uptime; }
 start=$(now)
 deadline=$((start + duration))
-running() { [ "$(now)" -lt "$deadline" ] && [ ! -e "$log/stop" ]; }
+# No fork: a loop whose check failed to fork (failslab, a short memory)
+# would end early and quietly. Each loop says when it ended.
+running() {
+	read -r up _ </proc/uptime
+	[ "${up%%.*}" -lt "$deadline" ] && [ ! -e "$log/stop" ]
+}
+ended() { read -r up _ </proc/uptime; echo "${up%%.*}" >"$log/$1.ended"; }
+# Mark the calling (sub)shell for fault injection, before it execs.
+faulty() { echo 1 >/proc/self/make-it-fail; }
 count() { echo $(($(cat "$1" 2>/dev/null || echo 0) + 1)) >"$1"; }
 current() { cat "$cg/$1/memory.negative_dentry.current"; }
 stat_of() { awk -v k="$2" '$1 == k { print $2 }' "$cg/$1/memory.stat"; }
@@ -54,6 +62,10 @@ mkdir "$cg"
 echo +memory >"$cg/cgroup.subtree_control"
 echo 256 >/proc/sys/fs/dentry-dir-max
 echo clear >$dbg/kmemleak 2>/dev/null
+# Which removed cgroups are released, should one stay dying.
+trace=/sys/kernel/tracing
+echo 1 >$trace/events/cgroup/cgroup_rmdir/enable
+echo 1 >$trace/events/cgroup/cgroup_release/enable
 echo scan=off >$dbg/kmemleak 2>/dev/null
 
 # Flooders of one cgroup, round after round of new names, over 8
@@ -66,12 +78,13 @@ flood_loop() {
 	while running; do
 		dir=$work/$name/d$((round % 8))
 		mkdir -p "$dir"
-		(echo 0 >"$cg/$name/cgroup.procs" &&
+		(echo 0 >"$cg/$name/cgroup.procs" && faulty &&
 			exec negflood -t "$ncpu" -p "r$round-" "$dir" 1000) \
 			>/dev/null 2>&1
 		round=$((round + 1))
 		count "$log/$name.rounds"
 	done
+	ended "$name"
 }
 
 # The highest .current of a cgroup, sampled.
@@ -93,9 +106,10 @@ churn_loop() {
 	while running; do
 		i=$((i + 1))
 		c=$cg/churn/c$i
-		mkdir "$c" 2>/dev/null || { count "$log/churn.mkdir-failed"; continue; }
+		(faulty && exec mkdir "$c") 2>/dev/null ||
+			{ count "$log/churn.mkdir-failed"; continue; }
 		echo 500 >"$c/memory.negative_dentry.max"
-		(echo 0 >"$c/cgroup.procs" &&
+		(echo 0 >"$c/cgroup.procs" && faulty &&
 			exec negflood -p "c$i-" "$work/churn" 5000) >/dev/null 2>&1 &
 		sleep 0.3
 		echo max >"$c/memory.negative_dentry.max"
@@ -104,6 +118,7 @@ churn_loop() {
 		wait $! 2>/dev/null
 		rmdir "$c" && count "$log/churn.cycles"
 	done
+	ended churn
 }
 
 mount_loop() {
@@ -116,11 +131,13 @@ mount_loop() {
 			negflood -p "m$(now)-" /mnt/churn/d 3000 &&
 			exec negflood -p "q" /mnt/churn/q 400) >/dev/null 2>&1
 		rmdir /mnt/churn/q
-		fsfreeze -f /mnt/churn && sleep 0.2 && fsfreeze -u /mnt/churn
+		fsfreeze --freeze /mnt/churn && sleep 0.2 &&
+			fsfreeze --unfreeze /mnt/churn && count "$log/freeze.cycles"
 		mount -o remount,ro /mnt/churn && mount -o remount,rw /mnt/churn
 		umount /mnt/churn || { count "$log/umount.failed"; sleep 1; }
 		count "$log/mount.cycles"
 	done
+	ended mount
 }
 
 # The page cache, then dentries and inodes, dropped in turn every 20 s:
@@ -135,10 +152,14 @@ drop_loop() {
 		n=$((3 - n))
 		count "$log/drop.count"
 	done
+	ended drop
 }
 
 # failslab and fail_page_alloc on the tasks that have
-# make-it-fail set (and their children, which inherit it).
+# make-it-fail set (and their children, which inherit it): the flooders
+# and the churn's mkdir of cgroups, each marked by faulty() in a subshell
+# of its own before it execs. Not the loops' shells, which would die of a
+# failed fork and end the load early.
 faults() {
 	for f in failslab fail_page_alloc; do
 		echo "$2" >$dbg/$f/probability
@@ -177,12 +198,10 @@ pids=
 for name in l300:300 l1000:1000 lmax:max; do
 	flood_loop "${name%%:*}" "${name#*:}" &
 	pids="$pids $!"
-	echo 1 >/proc/$!/make-it-fail
 	watch_peak "${name%%:*}" &
 	pids="$pids $!"
 done
 churn_loop &
-echo 1 >/proc/$!/make-it-fail
 pids="$pids $!"
 mount_loop &
 pids="$pids $!"
@@ -217,7 +236,8 @@ echo "# churn: $(cat "$log/churn.cycles" 2>/dev/null || echo 0) cgroups made, li
 	"and removed ($(cat "$log/churn.mkdir-failed" 2>/dev/null || echo 0) mkdir failures)"
 echo "# mounts: $(cat "$log/mount.cycles" 2>/dev/null || echo 0) mount, flood, freeze," \
 	"remount and umount cycles ($(cat "$log/mount.failed" 2>/dev/null || echo 0) mount and" \
-	"$(cat "$log/umount.failed" 2>/dev/null || echo 0) umount failures);" \
+	"$(cat "$log/umount.failed" 2>/dev/null || echo 0) umount failures," \
+	"$(cat "$log/freeze.cycles" 2>/dev/null || echo 0) freezes);" \
 	"drop_caches: $(cat "$log/drop.count" 2>/dev/null || echo 0)"
 for f in failslab fail_page_alloc; do
 	echo "# faults injected by $f: $(cat "$log/$f.injected" 2>/dev/null || echo 0)"
@@ -251,6 +271,25 @@ faults_injected() {
 	[ "$total" -gt 0 ]
 }
 tap_check "faults were injected" faults_injected
+
+# Every load ran to the end: a loop that quit early tested less than it
+# says.
+loops_ran_to_the_end() {
+	ok=0
+	for name in l300 l1000 lmax churn mount drop; do
+		at=$(cat "$log/$name.ended" 2>/dev/null || echo 0)
+		[ "$at" -ge "$deadline" ] || { echo "$name ended at $at s, not $deadline s"; ok=1; }
+	done
+	return $ok
+}
+tap_check "every load loop ran until the end" loops_ran_to_the_end
+
+mounted_and_frozen() {
+	echo "$(cat "$log/mount.cycles" 2>/dev/null || echo 0) mount cycles," \
+		"$(cat "$log/freeze.cycles" 2>/dev/null || echo 0) freezes"
+	[ -e "$log/mount.cycles" ] && [ -e "$log/freeze.cycles" ]
+}
+tap_check "the small filesystem was mounted, frozen and unmounted" mounted_and_frozen
 
 # What each cgroup holds besides dentries, for the diagnosis of any that
 # stays dying below.
@@ -332,9 +371,14 @@ churn_freed() {
 tap_check "no removed churn cgroup stays dying" churn_freed
 
 # Every removed cgroup is freed once what it charged besides dentries is
-# gone: page cache (dropped), and swap entries that the swap slot cache
-# keeps per cpu, charged, after their pages were freed (swapoff frees
-# them). Say which step freed the last ones, and what held them.
+# gone: page cache, including the test filesystem's metadata blocks that
+# its journal keeps until a checkpoint (freezing checkpoints it); the
+# writeback structures of a cgroup that had dirty inodes when it was
+# removed, which only the next removal of a memory cgroup moves the then
+# clean inodes off (cleanup_offline_cgwbs()); and swap entries that the
+# swap slot cache keeps per cpu, charged, after their pages were freed
+# (swapoff frees them). Say which step freed the last ones, and what held
+# them.
 all_freed() {
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
@@ -344,14 +388,31 @@ all_freed() {
 	echo "they held, before removal:"
 	cat "$log/held"
 	echo "their parent holds now: $(held "$cg")"
-	echo 1G >"$cg/memory.reclaim" 2>/dev/null
-	wait_dying
-	echo "after memory.reclaim: $(dying "$cg")"
-	[ "$(dying "$cg")" -eq 0 ] && return 0
-	swapoff /dev/vdc && swapon /dev/vdc
-	wait_dying
-	echo "after swapoff and swapon: $(dying "$cg")"
-	[ "$(dying "$cg")" -eq 0 ]
+	for step in checkpoint writeback reclaim swapoff writeback; do
+		case $step in
+		checkpoint)
+			fsfreeze --freeze "$TESTFS" && fsfreeze --unfreeze "$TESTFS"
+			echo 3 >/proc/sys/vm/drop_caches ;;
+		writeback)
+			# Clean first: a dirty inode keeps its writeback
+			# structure, and the thaw dirtied the superblock's.
+			sync
+			mkdir "$cg-kick" && rmdir "$cg-kick" ;;
+		reclaim) echo 1G >"$cg/memory.reclaim" 2>/dev/null ;;
+		swapoff) swapoff /dev/vdc && swapon /dev/vdc ;;
+		esac
+		wait_dying
+		echo "after the $step: $(dying "$cg") dying, their parent holds $(held "$cg")"
+		[ "$(dying "$cg")" -eq 0 ] && return 0
+	done
+	grep -E "^(active|inactive)_file |^(unevictable|file_mapped|file_dirty|file_writeback) " \
+		"$cg/memory.stat" | tr '\n' ' '
+	echo
+	echo "removed and never released:"
+	grep -o "cgroup_rmdir: .*path=[^ ]*" "$trace/trace" | sed 's/.*path=//' | sort -u >"$log/removed"
+	grep -o "cgroup_release: .*path=[^ ]*" "$trace/trace" | sed 's/.*path=//' | sort -u >"$log/released"
+	grep -v -x -F -f "$log/released" "$log/removed"
+	return 1
 }
 wait_dying() {
 	t=0
