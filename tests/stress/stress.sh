@@ -33,11 +33,9 @@ start=$(now)
 deadline=$((start + duration))
 # No fork: a loop whose check failed to fork (failslab, a short memory)
 # would end early and quietly. Each loop says when it ended.
-running() {
-	read -r up _ </proc/uptime
-	[ "${up%%.*}" -lt "$deadline" ] && [ ! -e "$log/stop" ]
-}
-ended() { read -r up _ </proc/uptime; echo "${up%%.*}" >"$log/$1.ended"; }
+seconds_up() { read -r up _ </proc/uptime; up=${up%%.*}; }
+running() { seconds_up; [ "$up" -lt "$deadline" ] && [ ! -e "$log/stop" ]; }
+ended() { seconds_up; echo "$up" >"$log/$1.ended"; }
 # Mark the calling (sub)shell for fault injection, before it execs.
 faulty() { echo 1 >/proc/self/make-it-fail; }
 count() { echo $(($(cat "$1" 2>/dev/null || echo 0) + 1)) >"$1"; }
@@ -341,9 +339,9 @@ tap_check "cgroup counts agree with nr_negative" counts_agree
 
 # Removed cgroups must not stay dying on our account: every drain ends
 # (each holds its cgroup), and the churn cgroups, which held nothing but
-# negative dentries and a flooder, are all freed once the page cache is
-# dropped. Others may stay dying for what they charged otherwise (pages
-# swapped out by the hog, say): counted, not judged.
+# negative dentries, a flooder and the directory blocks it read, are all
+# freed once those are dropped (checkpoint()). Others may stay dying
+# longer for what they charged otherwise: all_freed() below.
 dying() { awk '$1 == "nr_dying_descendants" { print $2 }' "$1/cgroup.stat"; }
 drains() { cat $dbg/negative_dentry_drains; }
 drains_end() {
@@ -357,8 +355,16 @@ drains_end() {
 }
 tap_check "every drain of a removed cgroup ends" drains_end
 
-churn_freed() {
+# The page cache dropped, and the test filesystem's journal checkpointed
+# (freezing does it): it keeps metadata blocks, charged to whoever read
+# them, until then.
+checkpoint() {
+	sync
+	fsfreeze --freeze "$TESTFS" && fsfreeze --unfreeze "$TESTFS"
 	echo 3 >/proc/sys/vm/drop_caches
+}
+churn_freed() {
+	checkpoint
 	t=0
 	while [ "$(dying "$cg/churn")" -ne 0 ] && [ $t -lt 30 ]; do
 		sleep 1
@@ -390,9 +396,7 @@ all_freed() {
 	echo "their parent holds now: $(held "$cg")"
 	for step in checkpoint writeback reclaim swapoff writeback; do
 		case $step in
-		checkpoint)
-			fsfreeze --freeze "$TESTFS" && fsfreeze --unfreeze "$TESTFS"
-			echo 3 >/proc/sys/vm/drop_caches ;;
+		checkpoint) checkpoint ;;
 		writeback)
 			# Clean first: a dirty inode keeps its writeback
 			# structure, and the thaw dirtied the superblock's.
