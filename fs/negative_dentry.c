@@ -438,9 +438,10 @@ void negative_dentry_quiesce(struct super_block *sb)
  * The per-cgroup limit walks the shrinkers a cgroup has objects on, rather
  * than every superblock, and calls this for each: if @shrinker is a
  * superblock's, make one pass, oldest first, over that superblock's dentry
- * LRU list of the cgroup and node. The caller's first round over all the
- * lists spares hot negative dentries; only if it fell short does a second
- * round age them, so that the cold ones of every list go first.
+ * LRU list of the cgroup and node, leaving the positive dentries where
+ * they were. The caller's first round over all the lists spares hot
+ * negative dentries; only if it fell short does a second round age them,
+ * so that the cold ones of every list go first.
  *
  * Return: false once the pass has reclaimed enough or spent its budget.
  */
@@ -449,6 +450,7 @@ bool negative_dentry_reclaim_shrinker(struct shrinker *shrinker, void *arg)
 	struct negative_dentry_reclaim *nr = arg;
 	struct super_block *sb = super_from_shrinker(shrinker);
 	unsigned long left;
+	LIST_HEAD(parked);
 
 	if (!sb || !negative_dentry_lock_sb(sb))
 		return true;
@@ -460,7 +462,7 @@ bool negative_dentry_reclaim_shrinker(struct shrinker *shrinker, void *arg)
 					   (unsigned long)NEGATIVE_DENTRY_BATCH);
 		long scanned = nr->scanned;
 
-		nr->reclaimed += d_negative_reclaim_lru(sb, nr, batch);
+		nr->reclaimed += d_negative_reclaim_lru(sb, nr, batch, &parked);
 		scanned = nr->scanned - scanned;
 		nr->budget -= scanned;
 		left -= min_t(unsigned long, left, scanned);
@@ -468,6 +470,14 @@ bool negative_dentry_reclaim_shrinker(struct shrinker *shrinker, void *arg)
 			break;
 		cond_resched();
 	}
+	/*
+	 * The positive dentries walked over keep their places, unless the
+	 * budget ran out short of both the quota and the end of the list:
+	 * the next run would then find them in its way and get no further,
+	 * so they go to the tail, as rotated, for it to get past them.
+	 */
+	d_negative_putback(&parked, left && nr->budget <= 0 && !nr->stopped &&
+			   nr->reclaimed < nr->nr_to_reclaim);
 	up_read(&sb->s_umount);
 	return nr->reclaimed < nr->nr_to_reclaim && nr->budget > 0;
 }
@@ -573,4 +583,5 @@ fs_initcall(negative_dentry_init);
 #ifdef CONFIG_NEGATIVE_DENTRY_KUNIT_TEST
 #include "tests/negative_dentry_kunit.c"
 #include "tests/negative_dentry_evict_kunit.c"
+#include "tests/negative_dentry_lru_kunit.c"
 #endif

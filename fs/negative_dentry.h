@@ -122,6 +122,7 @@ long d_negative_scan_dir(struct dentry *dir, struct dentry *cursor,
 bool d_npositive_make_room(struct dentry *dir);
 long d_negative_reclaim_lru(struct super_block *sb,
 			    struct negative_dentry_reclaim *nr,
-			    unsigned long nr_to_walk);
+			    unsigned long nr_to_walk, struct list_head *parked);
+void d_negative_putback(struct list_head *parked, bool to_tail);
 
 #endif /* _FS_NEGATIVE_DENTRY_H */

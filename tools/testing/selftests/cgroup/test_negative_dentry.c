@@ -11,6 +11,7 @@
 
 #include <linux/limits.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -399,6 +400,111 @@ out:
 	cg_destroy(cg);
 	remove_dirs(dirs);
 	free(cg);
+	return ret;
+}
+
+struct named_files {
+	const char *dir;
+	const char *prefix;
+	long count;
+};
+
+/* Page cache for reclaim to take first: see the test below. */
+#define FILE_BYTES	8192
+
+static int named_files_fn(const char *cgroup, void *arg)
+{
+	static const char data[FILE_BYTES];
+	struct named_files *f = arg;
+	char path[PATH_MAX];
+	long i;
+	int fd;
+
+	for (i = 0; i < f->count; i++) {
+		snprintf(path, sizeof(path), "%s/%s%ld", f->dir, f->prefix, i);
+		fd = open(path, O_CREAT | O_WRONLY, 0644);
+		if (fd < 0 || write(fd, data, sizeof(data)) != sizeof(data))
+			return EXIT_FAILURE;
+		close(fd);
+	}
+	return EXIT_SUCCESS;
+}
+
+/* stat() the files: how many dentries that made, one per file evicted. */
+static long evicted_files(const struct named_files *f)
+{
+	long before = nd_dentry_state(0);
+	char path[PATH_MAX];
+	struct stat st;
+	long i;
+
+	for (i = 0; i < f->count; i++) {
+		snprintf(path, sizeof(path), "%s/%s%ld", f->dir, f->prefix, i);
+		if (stat(path, &st))
+			return -1;
+	}
+	return nd_dentry_state(0) - before;
+}
+
+static long drains_running(void *arg)
+{
+	return nd_debugfs_counter("drains");
+}
+
+#define ORDER_FILES	2000
+
+/*
+ * A removed cgroup's dentries go to the head of its parent's LRU lists,
+ * the oldest end, and must stay there when the drain walks past its
+ * positive ones to reclaim its negative ones: memory pressure on the
+ * parent then evicts the removed cgroup's cold files before the parent's
+ * own. Rotating them to the tail put them behind the parent's, which
+ * went first. The files have page cache, so that each memory.reclaim
+ * finds its pages there and asks the slab shrinkers for a few objects
+ * only, from the head of the lists: without it, reclaim ends up scanning
+ * every dentry, as their memory is freed after an RCU grace period only.
+ */
+static int test_negdentry_drain_keeps_lru_order(const char *root)
+{
+	static const char * const dirs[] = { "nd_order", NULL };
+	struct named_files own = { dirs[0], "own-", ORDER_FILES };
+	struct named_files gone = { dirs[0], "gone-", ORDER_FILES };
+	char *parent = cg_name(root, "nd_order");
+	char *child = cg_name(root, "nd_order/child");
+	long before, own_evicted, gone_evicted;
+	int ret = KSFT_FAIL, i;
+
+	/* The parent's own files first, before it can have children. */
+	if (!parent || !child || mkdir(dirs[0], 0755) || cg_create(parent) ||
+	    cg_run(parent, named_files_fn, &own) ||
+	    cg_write(parent, "cgroup.subtree_control", "+memory") ||
+	    cg_create(child) || cg_run(child, named_files_fn, &gone) ||
+	    flood_in(child, dirs[0], 20000, 1) || cg_destroy(child))
+		goto out;
+	/* Its negatives gone, and then the drain that took them. */
+	if (nd_wait_for(read_current, parent, 0, SETTLE_MS) ||
+	    nd_wait_for(drains_running, NULL, 0, SETTLE_MS))
+		goto out;
+	/* Pressure on the parent until half as many dentries as files went. */
+	sync();
+	before = nd_dentry_state(0);
+	for (i = 0; i < 5000 && before - nd_dentry_state(0) < ORDER_FILES / 2;
+	     i++)
+		cg_write(parent, "memory.reclaim", "128K");
+	gone_evicted = evicted_files(&gone);
+	own_evicted = evicted_files(&own);
+	ksft_print_msg("%d memory.reclaim writes; evicted: removed cgroup's %ld, parent's %ld\n",
+		       i, gone_evicted, own_evicted);
+	if (gone_evicted >= ORDER_FILES / 4 && gone_evicted > own_evicted)
+		ret = KSFT_PASS;
+out:
+	cg_destroy(child);
+	cg_destroy(parent);
+	create_files(dirs[0], "own-", ORDER_FILES, true);
+	create_files(dirs[0], "gone-", ORDER_FILES, true);
+	remove_dirs(dirs);
+	free(child);
+	free(parent);
 	return ret;
 }
 
@@ -1119,6 +1225,7 @@ struct negdentry_test {
 	T(test_negdentry_events_notify),
 	T(test_negdentry_events_hierarchical),
 	T(test_negdentry_rmdir_drains),
+	T(test_negdentry_drain_keeps_lru_order),
 	T(test_negdentry_positives_survive),
 	T(test_negdentry_hot_survive),
 	T(test_negdentry_hot_survive_dir),
