@@ -20,6 +20,7 @@
  * its dentries are uncharged at the parent, whose count must include them.
  */
 #include <linux/cgroup.h>
+#include <linux/cpuhotplug.h>
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/error-injection.h>
@@ -89,11 +90,11 @@ static void negative_dentry_task_reclaim_queue(void);
 
 /*
  * Add @nr to @memcg and its ancestors, start reclaim where it is due, and
- * size @memcg's batch for how close that took it to a limit. If the work
- * is behind, the task adding them reclaims too, before it returns to user
- * space.
+ * size @memcg's batch for how close that took it to a limit. Return true
+ * if the work is behind on one of them: then the task adding the
+ * dentries should reclaim too.
  */
-static void negative_dentry_charge(struct mem_cgroup *memcg, long nr)
+static bool negative_dentry_charge(struct mem_cgroup *memcg, long nr)
 {
 	struct memcg_negative_dentry *leaf = &memcg->negative_dentry;
 	long limit = LONG_MAX, headroom = LONG_MAX;
@@ -116,8 +117,7 @@ static void negative_dentry_charge(struct mem_cgroup *memcg, long nr)
 	}
 	WRITE_ONCE(leaf->batch,
 		   negative_dentry_batch(limit, headroom, num_online_cpus()));
-	if (behind)
-		negative_dentry_task_reclaim_queue();
+	return behind;
 }
 
 /**
@@ -127,7 +127,9 @@ static void negative_dentry_charge(struct mem_cgroup *memcg, long nr)
  * @nr: 1 when it became a negative dentry on the LRU, -1 when it stopped
  *
  * The caller looks @memcg up: fs/dcache.c needs it for the LRU list too,
- * and looking it up once is what keeps this cheap.
+ * and looking it up once is what keeps this cheap. If the reclaim work is
+ * behind, the task adding them reclaims too, before it returns to user
+ * space.
  */
 void memcg_negative_dentry_account(struct mem_cgroup *memcg, int nr)
 {
@@ -137,8 +139,9 @@ void memcg_negative_dentry_account(struct mem_cgroup *memcg, int nr)
 		return;
 	pending = memcg->negative_dentry.pending;
 	if (abs(this_cpu_add_return(*pending, nr)) >=
-	    READ_ONCE(memcg->negative_dentry.batch))
-		negative_dentry_charge(memcg, this_cpu_xchg(*pending, 0));
+	    READ_ONCE(memcg->negative_dentry.batch) &&
+	    negative_dentry_charge(memcg, this_cpu_xchg(*pending, 0)))
+		negative_dentry_task_reclaim_queue();
 }
 
 /*
@@ -154,31 +157,79 @@ static void negative_dentry_flush(struct mem_cgroup *memcg)
 	long sum = 0;
 	int cpu;
 
-	for_each_possible_cpu(cpu) {
-		sum += *per_cpu_ptr(pending, cpu);
-		*per_cpu_ptr(pending, cpu) = 0;
-	}
+	/* xchg(): negative_dentry_cpu_dead() may empty a dead cpu's too. */
+	for_each_possible_cpu(cpu)
+		sum += xchg(per_cpu_ptr(pending, cpu), 0);
 	if (sum)
 		negative_dentry_charge(memcg, sum);
 }
 
-/* The negative dentries of @memcg's subtree, waiting changes included. */
+/*
+ * The changes of @memcg itself waiting per cpu. Only cpus online, or on
+ * their way out, have any: negative_dentry_cpu_dead() adds a dead cpu's
+ * to the counts.
+ */
+static long negative_dentry_pending(struct mem_cgroup *memcg)
+{
+	long __percpu *pending = memcg->negative_dentry.pending;
+	long sum = 0;
+	int cpu;
+
+	for_each_cpu_or(cpu, cpu_online_mask, cpu_dying_mask)
+		sum += READ_ONCE(*per_cpu_ptr(pending, cpu));
+	return sum;
+}
+
+/*
+ * The negative dentries of @memcg's subtree, exactly: the changes waiting
+ * in its descendants included. A walk of the subtree.
+ */
 static long negative_dentry_usage(struct mem_cgroup *memcg)
 {
 	long usage = atomic_long_read(&memcg->negative_dentry.usage);
 	struct cgroup_subsys_state *css;
-	int cpu;
 
 	rcu_read_lock();
-	css_for_each_descendant_pre(css, &memcg->css) {
-		struct mem_cgroup *iter = mem_cgroup_from_css(css);
-
-		for_each_possible_cpu(cpu)
-			usage += READ_ONCE(*per_cpu_ptr(iter->negative_dentry.pending,
-							cpu));
-	}
+	css_for_each_descendant_pre(css, &memcg->css)
+		usage += negative_dentry_pending(mem_cgroup_from_css(css));
 	rcu_read_unlock();
 	return max(usage, 0L);
+}
+
+/*
+ * The negative dentries of @memcg's subtree, short of the changes still
+ * waiting in its descendants: each has fewer than its batch per cpu
+ * (none within 2 * cpus of a limit). Exact for a cgroup without children,
+ * and cheap for any: no walk.
+ */
+static long negative_dentry_usage_approx(struct mem_cgroup *memcg)
+{
+	long usage = atomic_long_read(&memcg->negative_dentry.usage);
+
+	return max(usage + negative_dentry_pending(memcg), 0L);
+}
+
+/*
+ * A cpu is dead: add what it left waiting to the counts, so that the
+ * readers need look at the cpus online alone, however many are possible
+ * (cloud guests boot with hundreds, and a few online). A removed cgroup
+ * is still walked until it is freed; its drain may flush it at the same
+ * time, hence xchg() on both sides. One freed meanwhile, the walk skips:
+ * memcg_negative_dentry_free() flushes every cpu's.
+ */
+static int negative_dentry_cpu_dead(unsigned int cpu)
+{
+	struct mem_cgroup *memcg;
+
+	for (memcg = mem_cgroup_iter(NULL, NULL, NULL); memcg;
+	     memcg = mem_cgroup_iter(NULL, memcg, NULL)) {
+		long nr = xchg(per_cpu_ptr(memcg->negative_dentry.pending, cpu),
+			       0);
+
+		if (nr)
+			negative_dentry_charge(memcg, nr);
+	}
+	return 0;
 }
 
 /**
@@ -591,8 +642,13 @@ void memcg_negative_dentry_stat(struct mem_cgroup *memcg, struct seq_buf *s)
 
 	if (mem_cgroup_is_root(memcg))
 		return;
+	/*
+	 * Monitoring reads memory.stat of every cgroup every few seconds,
+	 * and its other counters lag too (mem_cgroup_flush_stats()); the
+	 * exact count is in memory.negative_dentry.current.
+	 */
 	seq_buf_printf(s, "negative_dentries %ld\n",
-		       negative_dentry_usage(memcg));
+		       negative_dentry_usage_approx(memcg));
 	seq_buf_printf(s, "negative_dentry_reclaimed %ld\n",
 		       atomic_long_read(&nd->reclaimed));
 	seq_buf_printf(s, "negative_dentry_killed %ld\n",
@@ -717,6 +773,9 @@ static int __init memcg_negative_dentry_files_init(void)
 		return 0;
 	WARN_ON(cgroup_add_dfl_cftypes(&memory_cgrp_subsys,
 				       negative_dentry_files));
+	WARN_ON(cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN,
+					  "mm/negative_dentry:dead", NULL,
+					  negative_dentry_cpu_dead) < 0);
 	debugfs_create_file_unsafe("negative_dentry_drains", 0444, NULL, NULL,
 				   &negative_dentry_drains_fops);
 	return 0;

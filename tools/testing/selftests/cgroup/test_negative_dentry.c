@@ -211,16 +211,17 @@ struct pinned_stats {
 	const char *dir;
 	long first;
 	long count;
+	int cpu;
 };
 
-/* Missing names stat()ed from cpu 0 alone: only its changes may wait. */
+/* Missing names stat()ed from one cpu alone: only its changes may wait. */
 static int pinned_stats_fn(const char *cgroup, void *arg)
 {
 	struct pinned_stats *p = arg;
 	cpu_set_t cpus;
 
 	CPU_ZERO(&cpus);
-	CPU_SET(0, &cpus);
+	CPU_SET(p->cpu, &cpus);
 	if (sched_setaffinity(0, sizeof(cpus), &cpus) ||
 	    (mkdir(p->dir, 0755) && errno != EEXIST))
 		return EXIT_FAILURE;
@@ -400,6 +401,64 @@ out:
 	cg_destroy(cg);
 	remove_dirs(dirs);
 	free(cg);
+	return ret;
+}
+
+#define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"
+
+/*
+ * Readers add up the changes waiting on the cpus online alone, however
+ * many are possible: a cpu that goes offline hands its own to the counts.
+ * Negative dentries made on cpu 1 by a child without a limit leave some
+ * waiting there; .current of the child and of its parent stays exact
+ * across the offlining, and the parent's memory.stat, which leaves its
+ * children's waiting changes out, gets them then.
+ */
+static int test_negdentry_cpu_offline(const char *root)
+{
+	static const char * const dirs[] = { "nd_offline", NULL };
+	struct pinned_stats stats = { dirs[0], 0, 1010, 1 };
+	char *parent = cg_name(root, "nd_offline");
+	char *child = cg_name(root, "nd_offline/child");
+	int ret = KSFT_FAIL;
+	long before;
+
+	if (get_nprocs() < 2 || access(CPU1_ONLINE, W_OK)) {
+		ksft_print_msg("needs a cpu 1 that can go offline\n");
+		ret = KSFT_SKIP;
+		goto out;
+	}
+	if (!parent || !child || cg_create(parent) ||
+	    cg_write(parent, "cgroup.subtree_control", "+memory") ||
+	    cg_create(child) || cg_run(child, pinned_stats_fn, &stats))
+		goto out;
+	before = stat_of(parent, "negative_dentries ");
+	ksft_print_msg("online: .current %ld and %ld, parent's memory.stat %ld\n",
+		       read_current(child), read_current(parent), before);
+	if (before >= stats.count) {
+		ksft_print_msg("nothing waited on cpu 1: the test shows nothing\n");
+		goto out;
+	}
+	if (read_current(child) != stats.count ||
+	    read_current(parent) != stats.count ||
+	    nd_write_file(CPU1_ONLINE, "0"))
+		goto online;
+	ksft_print_msg("offline: .current %ld and %ld, parent's memory.stat %ld\n",
+		       read_current(child), read_current(parent),
+		       stat_of(parent, "negative_dentries "));
+	if (read_current(child) == stats.count &&
+	    read_current(parent) == stats.count &&
+	    stat_of(parent, "negative_dentries ") == stats.count)
+		ret = KSFT_PASS;
+online:
+	if (nd_write_file(CPU1_ONLINE, "1"))
+		ret = KSFT_FAIL;
+out:
+	cg_destroy(child);
+	cg_destroy(parent);
+	remove_dirs(dirs);
+	free(child);
+	free(parent);
 	return ret;
 }
 
@@ -1222,6 +1281,7 @@ struct negdentry_test {
 	T(test_negdentry_limit_is_exact),
 	T(test_negdentry_hierarchy),
 	T(test_negdentry_current_exact),
+	T(test_negdentry_cpu_offline),
 	T(test_negdentry_events_notify),
 	T(test_negdentry_events_hierarchical),
 	T(test_negdentry_rmdir_drains),
