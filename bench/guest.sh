@@ -9,10 +9,12 @@ for word in $(cat /proc/cmdline); do
 done
 if [ "$quick" = 1 ]; then
 	SECS=0.5 POLLUTE=100000 STORM_ROUNDS=3 STORM_FLOOD=50000
-	TEARDOWN="10000 100000" RUNAWAY=100000
+	TEARDOWN="10000 100000" RUNAWAY=100000 PAY_SECS=2
+	READ_CGROUPS=500 READS=100
 else
 	SECS=3 POLLUTE=1500000 STORM_ROUNDS=30 STORM_FLOOD=500000
-	TEARDOWN="10000 100000 1000000" RUNAWAY=1000000
+	TEARDOWN="10000 100000 1000000" RUNAWAY=1000000 PAY_SECS=10
+	READ_CGROUPS=2000 READS=1000
 fi
 ours() { [ "$VMRUN_KERNEL" = patched ]; }
 cg=/sys/fs/cgroup/bench
@@ -35,10 +37,37 @@ evictions() {	# evictions CGROUP: its negative dentries reclaimed or killed
 		$(sed -n 's/^negative_dentry_killed //p' "$cg/$1/memory.stat")))
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", b ? a / b : 0 }'; }
+# CPU time in ms: of a cgroup, of the kworkers
+cgroup_ms() { echo $(($(sed -n 's/^usage_usec //p' "$cg/$1/cpu.stat") / 1000)); }
+kworker_ms() {
+	cat /proc/[0-9]*/stat 2>/dev/null |
+		awk '$2 ~ /^\(kworker/ { t += $14 + $15 } END { print t * 10 }'
+}
 
-echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+echo +memory +cpu >/sys/fs/cgroup/cgroup.subtree_control
 mkdir -p $cg $work
-echo +memory >$cg/cgroup.subtree_control
+echo +memory +cpu >$cg/cgroup.subtree_control
+
+echo "progress: reads"
+# What monitoring pays: a read of memory.stat, of a leaf and of a parent
+# of READ_CGROUPS children, with 64 cpus possible and 2 online. First, so
+# that both kernels read in the same state: the later scenarios leave the
+# base a million negative dentries.
+mkdir $cg/reads $cg/leaf
+echo +memory >$cg/reads/cgroup.subtree_control
+(cd $cg/reads && mkdir $(seq 1 $READ_CGROUPS | sed 's/^/c/'))
+row=children-$READ_CGROUPS
+# a first read flushes what making the cgroups left to flush
+nd_bench read $cg/reads/memory.stat 10 >/dev/null
+emit reads leaf memory_stat_us "$(nd_bench read $cg/leaf/memory.stat $READS)"
+emit reads $row memory_stat_us "$(nd_bench read $cg/reads/memory.stat $READS)"
+if ours; then
+	emit reads $row current_us \
+		"$(nd_bench read $cg/reads/memory.negative_dentry.current $READS)"
+fi
+emit reads $row possible_cpus "$(cat /sys/devices/system/cpu/possible)"
+(cd $cg/reads && rmdir c*)
+rmdir $cg/reads $cg/leaf
 
 echo "progress: lookup rates"
 mkdir $cg/lookup
@@ -174,23 +203,62 @@ done
 rmdir $cg/neighbour $cg/flipper
 
 echo "progress: runaway bound"
-fresh
-mkdir $cg/runaway
-before=$(negatives)
-if ours; then
-	row=max-10000
-	limits 0 runaway 10000
-	count=$cg/runaway/memory.negative_dentry.current
-else
-	row=unlimited
+if ours; then rows="max-300 max-1000 max-10000"; else rows=unlimited; fi
+for row in $rows; do
+	fresh
+	mkdir $cg/runaway
+	before=$(negatives)
+	if [ $row = unlimited ]; then
+		count=/proc/sys/fs/dentry-state
+	else
+		limits 0 runaway "${row#max-}"
+		count=$cg/runaway/memory.negative_dentry.current
+	fi
+	run runaway nd_bench runaway $count $work/runaway-$row "$RUNAWAY" 4 \
+		>/tmp/runaway
+	sed -n "s/^series /series runaway $row /p" /tmp/runaway
+	peak=$(sed -n 's/^peak //p' /tmp/runaway)
+	emit runaway $row peak "$peak"
+	[ $row = unlimited ] || emit runaway $row peak_over_max \
+		"$(ratio "$peak" "${row#max-}")"
+	sleep 2
+	emit runaway $row negatives_end $(($(negatives) - before))
+	emit runaway $row slab_kib \
+		$(($(sed -n 's/^slab_reclaimable //p' $cg/runaway/memory.stat) / 1024))
+	rmdir $cg/runaway
+done
+
+echo "progress: who pays"
+# A flooder held to 10% of a cpu by cpu.max, and a neighbour looking up
+# its own files: the kworkers' CPU time (reclaim's, mostly) is what the
+# flooder costs outside its cpu.max.
+mkdir $cg/bystander
+nd_bench files $work/bystander 1000
+if ours; then rows="max-1000 max-10000"; else rows=unlimited; fi
+for row in $rows; do
+	fresh
+	mkdir $cg/payer
+	echo "10000 100000" >$cg/payer/cpu.max
 	count=/proc/sys/fs/dentry-state
-fi
-run runaway nd_bench runaway $count $work/runaway "$RUNAWAY" 4 >/tmp/runaway
-sed -n "s/^series /series runaway $row /p" /tmp/runaway
-emit runaway $row peak "$(sed -n 's/^peak //p' /tmp/runaway)"
-sleep 2
-emit runaway $row negatives_end $(($(negatives) - before))
-emit runaway $row slab_kib \
-	$(($(sed -n 's/^slab_reclaimable //p' $cg/runaway/memory.stat) / 1024))
-rmdir $cg/runaway
+	if [ $row != unlimited ]; then
+		limits 0 payer "${row#max-}"
+		count=$cg/payer/memory.negative_dentry.current
+	fi
+	kworker=$(kworker_ms)
+	payer=$(cgroup_ms payer)
+	run payer nd_bench runaway $count $work/pay-$row 100000000 4 \
+		"$PAY_SECS" >/tmp/pay &
+	rate=$(run bystander nd_bench rate positive $work/bystander 1000 \
+		"$PAY_SECS" 1)
+	wait $!
+	payer=$(($(cgroup_ms payer) - payer))
+	emit pays $row bystander_rate "$rate"
+	emit pays $row flooder_lookups "$(sed -n 's/^flooded //p' /tmp/pay)"
+	emit pays $row flooder_peak "$(sed -n 's/^peak //p' /tmp/pay)"
+	emit pays $row flooder_cpu_ms $payer
+	emit pays $row kworker_cpu_ms $(($(kworker_ms) - kworker))
+	rmdir $cg/payer
+done
+rmdir $cg/bystander
+
 echo "progress: done"

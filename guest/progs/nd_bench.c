@@ -12,15 +12,19 @@
  *	an include-path search: HEADERS headers spread over DIRS directories
  *	inc0 .. inc<DIRS-1> (created), each looked up ROUNDS times through
  *	the directories in order; prints seconds and negative lookups
- *   nd_bench runaway COUNTFILE DIR N THREADS
+ *   nd_bench runaway COUNTFILE DIR N THREADS [SECONDS]
  *	stat N missing names in DIR from THREADS threads while sampling
  *	COUNTFILE (a memory.negative_dentry.current, or dentry-state) every
- *	millisecond; prints "series <ms> <count>" lines and the peak
+ *	millisecond; prints "series <ms> <count>" lines, the peak, and how
+ *	many names were looked up; stops after SECONDS if given
+ *   nd_bench read FILE N
+ *	read FILE N times and print the microseconds one read takes
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +163,8 @@ struct flood {
 };
 
 static atomic_int floods_done;
+static atomic_bool floods_stop;
+static atomic_long flooded;
 
 static void *flood_thread(void *arg)
 {
@@ -168,9 +174,12 @@ static void *flood_thread(void *arg)
 	long i;
 
 	for (i = f->first; i < f->first + f->count; i++) {
+		if (atomic_load_explicit(&floods_stop, memory_order_relaxed))
+			break;
 		snprintf(path, sizeof(path), "%s/missing%ld", f->dir, i);
 		stat(path, &st);
 	}
+	atomic_fetch_add(&flooded, i - f->first);
 	atomic_fetch_add(&floods_done, 1);
 	return NULL;
 }
@@ -196,7 +205,8 @@ static long read_count(const char *file)
 	return strtol(p, NULL, 10);
 }
 
-static int cmd_runaway(const char *file, const char *dir, long n, int threads)
+static int cmd_runaway(const char *file, const char *dir, long n, int threads,
+		       double secs)
 {
 	struct flood f[64];
 	pthread_t tid[64];
@@ -223,6 +233,8 @@ static int cmd_runaway(const char *file, const char *dir, long n, int threads)
 			printf("series %ld %ld\n", ms, count);
 			last_ms = ms;
 		}
+		if (secs > 0 && ms >= secs * 1000)
+			atomic_store(&floods_stop, true);
 		usleep(1000);
 	} while (atomic_load(&floods_done) < threads);
 	for (i = 0; i < threads; i++)
@@ -230,6 +242,24 @@ static int cmd_runaway(const char *file, const char *dir, long n, int threads)
 	printf("series %ld %ld\n", (long)((now() - start) * 1000),
 	       read_count(file) - base);
 	printf("peak %ld\n", peak);
+	printf("flooded %ld\n", atomic_load(&flooded));
+	return 0;
+}
+
+static int cmd_read(const char *file, long n)
+{
+	char buf[65536];
+	double start = now();
+	long i;
+	int fd;
+
+	for (i = 0; i < n; i++) {
+		fd = open(file, O_RDONLY);
+		if (fd < 0 || read(fd, buf, sizeof(buf)) <= 0)
+			die(file);
+		close(fd);
+	}
+	printf("%.2f\n", (now() - start) * 1e6 / n);
 	return 0;
 }
 
@@ -242,9 +272,11 @@ int main(int argc, char **argv)
 				atoi(argv[6]));
 	if (argc == 5 && !strcmp(argv[1], "storm"))
 		return cmd_storm(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
-	if (argc == 6 && !strcmp(argv[1], "runaway"))
+	if ((argc == 6 || argc == 7) && !strcmp(argv[1], "runaway"))
 		return cmd_runaway(argv[2], argv[3], atol(argv[4]),
-				   atoi(argv[5]));
+				   atoi(argv[5]), argc == 7 ? atof(argv[6]) : 0);
+	if (argc == 4 && !strcmp(argv[1], "read"))
+		return cmd_read(argv[2], atol(argv[3]));
 	fprintf(stderr, "usage: see the comment at the top of nd_bench.c\n");
 	return 2;
 }
