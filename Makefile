@@ -69,11 +69,13 @@ fresh-check: deps
 	harness/fresh-check.sh $(or $(TARGET),check)
 
 # make bench: base and ours, fast kernels, side by side; QUICK=1 for a short
-# run. Results in results/.
+# run. Results in results/. ICOUNT=1: path lengths under the instruction
+# clock instead, in results/icount/.
 bench: deps
 	$(MAKE) --no-print-directory initramfs
 	for k in base patched; do harness/kernel.sh $$k fast || exit 1; done
-	harness/bench.py --initramfs $(INITRAMFS) $(if $(QUICK),--quick --rounds 1)
+	harness/bench.py --initramfs $(INITRAMFS) $(if $(QUICK),--quick --rounds 1) \
+		$(if $(filter 1,$(ICOUNT)),--icount)
 
 # make stress: the stress and fault suite alone, DURATION seconds of load
 # (600 by default) on the debug kernel; make check runs it for 90 s.

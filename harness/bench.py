@@ -11,6 +11,11 @@ each running bench/guest.sh, and collects its "bench <scenario> <row>
                 time against the number of negative dentries
 and prints the report. TCG timings only mean something as ratios.
 Exits non-zero if a boot failed or a scenario produced no numbers.
+
+--icount runs bench/icount.sh instead, under QEMU's instruction clock
+(vmrun.py --icount), into results/icount/: operations a second that are
+the inverse of the instructions each takes, the same to within 0.05%
+from run to run, with ratios to four decimals. No plots.
 """
 import argparse
 import os
@@ -35,9 +40,17 @@ SCENARIOS = {
     "reads": "Reads: memory.stat of a leaf and of a parent of many "
              "children, 64 cpus possible",
 }
+ICOUNT_SCENARIOS = {
+    "icount": "Path lengths: operations a second under the instruction "
+              "clock (base row: base kernel)",
+}
+# The operations bench/icount.sh measures in each row.
+ICOUNT_OPS = ("positive", "negative", "create", "file", "rename", "unlink",
+              "walk")
 # The base-kernel row each row of ours compares with.
 BASE_ROW = {"lookup": "base", "pollution": "unlimited", "storm": "unlimited",
-            "flip": "quiet", "runaway": "unlimited", "pays": "unlimited"}
+            "flip": "quiet", "runaway": "unlimited", "pays": "unlimited",
+            "icount": "base"}
 # The runaway row the plot draws for ours.
 PLOT_ROW = "max-10000"
 
@@ -68,11 +81,16 @@ def boot_once(kernel, rnd, args):
            "--image", os.path.join(ROOT, "build", "obj", f"{kernel}-fast",
                                    "arch/x86/boot/bzImage"),
            "--kernel", kernel, "--initramfs", args.initramfs,
-           "--timeout", "3600", "--log", log,
-           # 64 cpus possible, 2 online, as cloud guests have many more
-           # possible than online (TCG guests see no hotplug slots)
-           "--smp", "64", "--append", f"maxcpus=2 bench.quick={int(args.quick)}",
-           os.path.join(ROOT, "bench", "guest.sh")]
+           "--timeout", "3600", "--log", log]
+    if args.icount:
+        cmd += ["--icount", "--append", f"bench.quick={int(args.quick)}",
+                os.path.join(ROOT, "bench", "icount.sh")]
+    else:
+        # 64 cpus possible, 2 online, as cloud guests have many more
+        # possible than online (TCG guests see no hotplug slots)
+        cmd += ["--smp", "64",
+                "--append", f"maxcpus=2 bench.quick={int(args.quick)}",
+                os.path.join(ROOT, "bench", "guest.sh")]
     start = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
@@ -106,10 +124,11 @@ def fmt(value):
     return f"{value:.4g}" if abs(value) < 10 else f"{value:,.0f}"
 
 
-def report(values):
+def report(values, scenarios):
     """values[(scenario, row, metric, kernel)] = [value per round]"""
     out = []
-    for scenario, title in SCENARIOS.items():
+    for scenario, title in scenarios.items():
+        digits = 4 if scenario == "icount" else 3
         keys = sorted({k[1:3] for k in values if k[0] == scenario})
         out += [f"### {title}", "",
                 "| row | kernel | metric | min | median | ours/base |",
@@ -124,7 +143,7 @@ def report(values):
                 base = values.get((scenario, BASE_ROW.get(scenario, row),
                                    metric, "base"))
                 if kernel == "patched" and base and statistics.median(base):
-                    ratio = f"{med / statistics.median(base):.3f}"
+                    ratio = f"{med / statistics.median(base):.{digits}f}"
                 out.append(f"| {row} | {'ours' if kernel == 'patched' else 'base'} "
                            f"| {metric} | {fmt(min(vals))} | {fmt(med)} | {ratio} |")
         out.append("")
@@ -183,8 +202,13 @@ def main():
     ap.add_argument("--quick", action="store_true",
                     help="small sizes, for make check")
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--out", default=os.path.join(ROOT, "results"))
+    ap.add_argument("--icount", action="store_true",
+                    help="path lengths under the instruction clock")
+    ap.add_argument("--out")
     args = ap.parse_args()
+    scenarios = ICOUNT_SCENARIOS if args.icount else SCENARIOS
+    args.out = args.out or os.path.join(ROOT, "results",
+                                        *(["icount"] if args.icount else []))
     os.makedirs(os.path.join(args.out, "logs"), exist_ok=True)
 
     values, series, failed = {}, {}, False
@@ -202,14 +226,20 @@ def main():
                 series[kernel] = runs
     with open(os.path.join(args.out, "raw.csv"), "w") as f:
         f.write("\n".join(",".join(map(str, r)) for r in raw) + "\n")
-    text = report(values)
+    text = report(values, scenarios)
     with open(os.path.join(args.out, "report.md"), "w") as f:
         f.write(text)
-    plot(series, values, args.out)
+    if not args.icount:
+        plot(series, values, args.out)
     print(text)
-    missing = [f"{s} on {kernel}" for s in SCENARIOS
+    missing = [f"{s} on {kernel}" for s in scenarios
                for kernel in ("base", "patched")
                if not any(k[0] == s and k[3] == kernel for k in values)]
+    if args.icount:
+        rows = {(k[1], k[3]) for k in values if k[0] == "icount"}
+        missing += [f"icount {op} in row {row} on {kernel}"
+                    for row, kernel in sorted(rows) for op in ICOUNT_OPS
+                    if ("icount", row, op, kernel) not in values]
     for s in missing:
         print(f"bench: no numbers for {s}", file=sys.stderr)
     print(f"bench: results in {os.path.relpath(args.out)}")

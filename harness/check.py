@@ -338,6 +338,13 @@ def bench_suite(guest, r):
         path = os.path.join(out, png)
         r.check(os.path.exists(path) and os.path.getsize(path) > 0,
                 f"bench quick mode: {png}")
+    res = subprocess.run([os.path.join(ROOT, "harness", "bench.py"),
+                          "--initramfs", guest.args.initramfs, "--quick",
+                          "--icount", "--rounds", "1", "--out",
+                          os.path.join(ROOT, "build", "bench-icount-quick")],
+                         capture_output=True, text=True)
+    r.check(res.returncode == 0, "bench ICOUNT=1 quick mode: numbers for "
+            "every operation on both kernels", res.stderr.strip()[-300:])
 
 
 def userspace_suite(guest, r):

@@ -4,10 +4,20 @@
  *
  *   nd_bench files DIR N
  *	create DIR/file0 .. file<N-1>
- *   nd_bench rate positive|negative|create DIR N SECONDS THREADS
- *	stat() for SECONDS from THREADS threads and print lookups a second:
- *	positive: the N files; negative: N missing names, cached by a first
- *	pass; create: new missing names, each making a negative dentry
+ *   nd_bench rate MODE DIR N SECONDS THREADS
+ *	run MODE's operation for SECONDS from THREADS threads and print
+ *	operations a second. stat() of: positive: the N files; negative: N
+ *	missing names, cached by a first pass; create: new missing names,
+ *	each making a negative dentry. file: create new files (open, close).
+ *	rename: rename the N files (file<k> to moved<k> and back). unlink:
+ *	unlink the N files, until SECONDS or none is left. The N files are
+ *	DIR/file0 .. file<N-1> (nd_bench files) and the threads share them:
+ *	rename and unlink take one thread.
+ *   nd_bench tree DIR N
+ *	create N files in DIR/d0 .. d<N/1000>, a thousand a directory
+ *   nd_bench walk DIR
+ *	stat() every entry under DIR, depth first, as find does, and print
+ *	entries a second
  *   nd_bench storm DIRS HEADERS ROUNDS
  *	an include-path search: HEADERS headers spread over DIRS directories
  *	inc0 .. inc<DIRS-1> (created), each looked up ROUNDS times through
@@ -20,8 +30,10 @@
  *   nd_bench read FILE N
  *	read FILE N times and print the microseconds one read takes
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -46,20 +58,30 @@ static void die(const char *what)
 	exit(1);
 }
 
+static void make_dir(const char *dir)
+{
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		die(dir);
+}
+
+static void make_file(const char *path)
+{
+	int fd = open(path, O_CREAT | O_WRONLY, 0644);
+
+	if (fd < 0)
+		die(path);
+	close(fd);
+}
+
 static int cmd_files(const char *dir, long n)
 {
 	char path[4096];
 	long i;
-	int fd;
 
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		die(dir);
+	make_dir(dir);
 	for (i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/file%ld", dir, i);
-		fd = open(path, O_CREAT | O_WRONLY, 0644);
-		if (fd < 0)
-			die(path);
-		close(fd);
+		make_file(path);
 	}
 	return 0;
 }
@@ -80,12 +102,38 @@ static void *rate_thread(void *arg)
 	long i;
 
 	for (i = 0; now() < r->until; i++) {
+		long k = i % r->n;
+
+		if (!strcmp(r->mode, "rename")) {
+			char to[4096];
+			bool back = (i / r->n) % 2;
+
+			snprintf(path, sizeof(path), "%s/%s%ld", r->dir,
+				 back ? "moved" : "file", k);
+			snprintf(to, sizeof(to), "%s/%s%ld", r->dir,
+				 back ? "file" : "moved", k);
+			if (rename(path, to))
+				die(path);
+			continue;
+		}
+		if (!strcmp(r->mode, "unlink")) {
+			if (i == r->n)
+				break;
+			snprintf(path, sizeof(path), "%s/file%ld", r->dir, i);
+			if (unlink(path))
+				die(path);
+			continue;
+		}
+		if (!strcmp(r->mode, "file")) {
+			snprintf(path, sizeof(path), "%s/new-%d-%ld", r->dir,
+				 r->id, i);
+			make_file(path);
+			continue;
+		}
 		if (!strcmp(r->mode, "positive"))
-			snprintf(path, sizeof(path), "%s/file%ld", r->dir,
-				 i % r->n);
+			snprintf(path, sizeof(path), "%s/file%ld", r->dir, k);
 		else if (!strcmp(r->mode, "negative"))
-			snprintf(path, sizeof(path), "%s/absent%ld", r->dir,
-				 i % r->n);
+			snprintf(path, sizeof(path), "%s/absent%ld", r->dir, k);
 		else
 			snprintf(path, sizeof(path), "%s/new-%d-%ld", r->dir,
 				 r->id, i);
@@ -105,7 +153,9 @@ static int cmd_rate(const char *mode, const char *dir, long n, double secs,
 	double start;
 	long i, total = 0;
 
-	if (threads < 1 || threads > 64)
+	if (threads < 1 || threads > 64 ||
+	    (threads > 1 && (!strcmp(mode, "rename") ||
+			     !strcmp(mode, "unlink"))))
 		return 2;
 	if (!strcmp(mode, "negative"))	/* cache the missing names first */
 		for (i = 0; i < n; i++) {
@@ -217,8 +267,7 @@ static int cmd_runaway(const char *file, const char *dir, long n, int threads,
 
 	if (threads < 1 || threads > 64)
 		return 2;
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		die(dir);
+	make_dir(dir);
 	for (i = 0; i < threads; i++) {
 		f[i] = (struct flood){ dir, i * (n / threads), n / threads };
 		if (pthread_create(&tid[i], NULL, flood_thread, &f[i]))
@@ -243,6 +292,43 @@ static int cmd_runaway(const char *file, const char *dir, long n, int threads,
 	       read_count(file) - base);
 	printf("peak %ld\n", peak);
 	printf("flooded %ld\n", atomic_load(&flooded));
+	return 0;
+}
+
+static int cmd_tree(const char *dir, long n)
+{
+	char path[4096];
+	long i;
+
+	make_dir(dir);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/d%ld", dir, i / 1000);
+		if (i % 1000 == 0)
+			make_dir(path);
+		snprintf(path, sizeof(path), "%s/d%ld/f%ld", dir, i / 1000, i);
+		make_file(path);
+	}
+	return 0;
+}
+
+static long walked;
+
+static int walk_one(const char *path __attribute__((unused)),
+		    const struct stat *st __attribute__((unused)),
+		    int type __attribute__((unused)),
+		    struct FTW *ftw __attribute__((unused)))
+{
+	walked++;
+	return 0;
+}
+
+static int cmd_walk(const char *dir)
+{
+	double start = now();
+
+	if (nftw(dir, walk_one, 64, FTW_PHYS))
+		die(dir);
+	printf("%.0f\n", walked / (now() - start));
 	return 0;
 }
 
@@ -275,6 +361,10 @@ int main(int argc, char **argv)
 	if ((argc == 6 || argc == 7) && !strcmp(argv[1], "runaway"))
 		return cmd_runaway(argv[2], argv[3], atol(argv[4]),
 				   atoi(argv[5]), argc == 7 ? atof(argv[6]) : 0);
+	if (argc == 4 && !strcmp(argv[1], "tree"))
+		return cmd_tree(argv[2], atol(argv[3]));
+	if (argc == 3 && !strcmp(argv[1], "walk"))
+		return cmd_walk(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "read"))
 		return cmd_read(argv[2], atol(argv[3]));
 	fprintf(stderr, "usage: see the comment at the top of nd_bench.c\n");
