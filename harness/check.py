@@ -320,29 +320,33 @@ def selftests_suite(guest, r):
                 "refused", f"vm-run status {status}")
 
 
-def bench_suite(guest, r):
-    """make bench's quick mode runs to the end and produces numbers: so that
-    the benchmark cannot rot. No timing is judged."""
-    out = os.path.join(ROOT, "build", "bench-quick")
+def quick_bench(guest, out, *flags):
+    """Run make bench's quick form into @out; print its boots' outcome."""
     res = subprocess.run([os.path.join(ROOT, "harness", "bench.py"),
                           "--initramfs", guest.args.initramfs, "--quick",
-                          "--rounds", "1", "--out", out],
+                          "--rounds", "1", "--out", out, *flags],
                          capture_output=True, text=True)
     for line in res.stdout.splitlines() + res.stderr.splitlines():
         if (line.startswith(("bench:", "    | ")) or "status" in line or
                 "booting it again" in line):
             print(f"    {line}")
+    return res
+
+
+def bench_suite(guest, r):
+    """make bench's quick mode, wall clock and ICOUNT=1, runs to the end and
+    produces numbers: so that the benchmark cannot rot. No timing is
+    judged."""
+    out = os.path.join(ROOT, "build", "bench-quick")
+    res = quick_bench(guest, out)
     r.check(res.returncode == 0, "bench quick mode: numbers for every "
             "scenario on both kernels", res.stderr.strip()[-300:])
     for png in ("runaway.png", "teardown.png"):
         path = os.path.join(out, png)
         r.check(os.path.exists(path) and os.path.getsize(path) > 0,
                 f"bench quick mode: {png}")
-    res = subprocess.run([os.path.join(ROOT, "harness", "bench.py"),
-                          "--initramfs", guest.args.initramfs, "--quick",
-                          "--icount", "--rounds", "1", "--out",
-                          os.path.join(ROOT, "build", "bench-icount-quick")],
-                         capture_output=True, text=True)
+    res = quick_bench(guest, os.path.join(ROOT, "build", "bench-icount-quick"),
+                      "--icount")
     r.check(res.returncode == 0, "bench ICOUNT=1 quick mode: numbers for "
             "every operation on both kernels", res.stderr.strip()[-300:])
 
