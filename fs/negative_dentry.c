@@ -122,24 +122,30 @@ void negative_dentry_hit(struct dentry *dentry)
 /**
  * negative_dentry_kill - should the final dput() kill this negative dentry?
  * @dentry: negative, locked, unused, about to be added to the LRU
+ * @memcg: the memcg of @dentry's slab object, or NULL; the caller holds
+ *	rcu_read_lock()
+ *
+ * Queues the directory of @dentry for reclaim if it exceeds
+ * fs.dentry-dir-max, as @dentry is kept there or counted as killed.
  *
  * Return: true if its directory or its cgroup is far over its limit, in
  * which case the kill is counted.
  */
-bool negative_dentry_kill(struct dentry *dentry)
+bool negative_dentry_kill(struct dentry *dentry, struct mem_cgroup *memcg)
 {
 	long limit = READ_ONCE(dentry_dir_max);
 	bool dir_limit = false;
 
-	if (limit && !IS_ROOT(dentry))
-		dir_limit = d_nnegative_estimate(dentry->d_parent) >=
-			    negative_dentry_kill_threshold(limit);
-	if (!dir_limit && !memcg_negative_dentry_over_kill(dentry))
-		return false;
+	if (limit && !IS_ROOT(dentry)) {
+		struct dentry *dir = dentry->d_parent;
+		long negatives = d_nnegative_estimate(dir);
 
-	/* Nothing else queues the directory: a killed dentry is not kept. */
-	if (dir_limit)
-		negative_dentry_queue_dir(dentry->d_parent);
+		if (negatives > limit)
+			negative_dentry_queue_dir(dir);
+		dir_limit = negatives >= negative_dentry_kill_threshold(limit);
+	}
+	if (!dir_limit && !memcg_negative_dentry_over_kill(memcg))
+		return false;
 
 	atomic_long_inc(&negative_dentry_killed_total);
 	memcg_negative_dentry_event(dentry, true);
@@ -155,24 +161,6 @@ void negative_dentry_reclaimed(struct dentry *dentry)
 {
 	atomic_long_inc(&negative_dentry_reclaimed_total);
 	memcg_negative_dentry_event(dentry, false);
-}
-
-/**
- * negative_dentry_dir_over - does the directory of this dentry need reclaim?
- * @dentry: a negative dentry the final dput() kept on the LRU, locked
- *
- * Return: its parent, if fs.dentry-dir-max is set, the parent exceeds it
- * and is not queued already; otherwise NULL.
- */
-struct dentry *negative_dentry_dir_over(struct dentry *dentry)
-{
-	int limit = READ_ONCE(dentry_dir_max);
-	struct dentry *dir = dentry->d_parent;
-
-	if (!limit || IS_ROOT(dentry) ||
-	    (READ_ONCE(dir->d_flags) & DCACHE_NEGATIVE_RECLAIM))
-		return NULL;
-	return d_nnegative_estimate(dir) > limit ? dir : NULL;
 }
 
 /**

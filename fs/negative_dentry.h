@@ -33,6 +33,15 @@ static inline unsigned int d_npositive(const struct dentry *dentry)
 	return get_unaligned((const u32 *)&dentry->d_iname[D_NPOSITIVE_OFFSET]);
 }
 
+/*
+ * For a new dentry, before its name is copied in: an estimate of 0, which a
+ * name long enough to reach it overwrites, where d_has_npositive() is false.
+ */
+static inline void d_init_npositive(struct dentry *dentry)
+{
+	put_unaligned(0, (u32 *)&dentry->d_iname[D_NPOSITIVE_OFFSET]);
+}
+
 /* Caller holds @dentry->d_lock, or nobody else can see @dentry yet. */
 static inline void d_set_npositive(struct dentry *dentry, unsigned int n)
 {
@@ -51,8 +60,7 @@ static inline unsigned int d_nnegative_estimate(const struct dentry *dir)
 
 /* fs/negative_dentry.c */
 void negative_dentry_hit(struct dentry *dentry);
-bool negative_dentry_kill(struct dentry *dentry);
-struct dentry *negative_dentry_dir_over(struct dentry *dentry);
+bool negative_dentry_kill(struct dentry *dentry, struct mem_cgroup *memcg);
 void negative_dentry_queue_dir(struct dentry *dir);
 void negative_dentry_quiesce(struct super_block *sb);
 void negative_dentry_reclaimed(struct dentry *dentry);
@@ -71,26 +79,15 @@ static inline void d_negative_hit(struct dentry *dentry)
 }
 
 /*
- * Should the final dput() of @dentry, negative and about to join the LRU,
- * kill it instead? Only when a limit is set and far exceeded.
+ * Should the final dput() of @dentry, negative and about to join the LRU of
+ * @memcg, kill it instead? Only when a limit is set and far exceeded; a
+ * directory over its limit is queued for reclaim either way.
  */
-static inline bool negative_dentry_should_kill(struct dentry *dentry)
+static inline bool negative_dentry_should_kill(struct dentry *dentry,
+					       struct mem_cgroup *memcg)
 {
 	return static_branch_unlikely(&negative_dentry_limits.key) &&
-	       d_is_negative(dentry) && negative_dentry_kill(dentry);
-}
-
-/*
- * @dentry, locked, was just kept on the LRU by its final dput(): the parent
- * directory to queue for reclaim if @dentry is negative and the directory
- * exceeds fs.dentry-dir-max, else NULL.
- */
-static inline struct dentry *negative_dentry_dir_check(struct dentry *dentry)
-{
-	if (!static_branch_unlikely(&negative_dentry_limits.key) ||
-	    !d_is_negative(dentry))
-		return NULL;
-	return negative_dentry_dir_over(dentry);
+	       d_is_negative(dentry) && negative_dentry_kill(dentry, memcg);
 }
 
 /* fs/dcache.c */

@@ -115,32 +115,26 @@ static bool negative_dentry_charge(struct mem_cgroup *memcg, long nr)
 			headroom = min(headroom, max - max(usage, 0L));
 		}
 	}
-	WRITE_ONCE(leaf->batch,
+	/* Without a limit on the path, the full batch: no need to count cpus. */
+	WRITE_ONCE(leaf->batch, limit == LONG_MAX ? NEGATIVE_DENTRY_CHARGE_BATCH :
 		   negative_dentry_batch(limit, headroom, num_online_cpus()));
 	return behind;
 }
 
 /**
- * memcg_negative_dentry_account - a dentry started or stopped counting
- * @memcg: the memcg of the dentry's slab object, or NULL; the caller holds
- *	rcu_read_lock() and the dentry's d_lock
- * @nr: 1 when it became a negative dentry on the LRU, -1 when it stopped
+ * __memcg_negative_dentry_charge - charge the changes waiting on this cpu
+ * @memcg: the memcg whose batch of changes memcg_negative_dentry_account()
+ *	filled; the caller holds rcu_read_lock() and a dentry's d_lock
  *
- * The caller looks @memcg up: fs/dcache.c needs it for the LRU list too,
- * and looking it up once is what keeps this cheap. If the reclaim work is
- * behind, the task adding them reclaims too, before it returns to user
- * space.
+ * If the reclaim work is behind, the task adding them reclaims too, before
+ * it returns to user space. (The root cgroup, whose dentries come from
+ * removed cgroups reparented to it, counts nothing: for it, this just
+ * empties the batch.)
  */
-void memcg_negative_dentry_account(struct mem_cgroup *memcg, int nr)
+void __memcg_negative_dentry_charge(struct mem_cgroup *memcg)
 {
-	long __percpu *pending;
-
-	if (!memcg || mem_cgroup_is_root(memcg))
-		return;
-	pending = memcg->negative_dentry.pending;
-	if (abs(this_cpu_add_return(*pending, nr)) >=
-	    READ_ONCE(memcg->negative_dentry.batch) &&
-	    negative_dentry_charge(memcg, this_cpu_xchg(*pending, 0)))
+	if (negative_dentry_charge(memcg,
+				   this_cpu_xchg(*memcg->negative_dentry.pending, 0)))
 		negative_dentry_task_reclaim_queue();
 }
 
@@ -233,32 +227,25 @@ static int negative_dentry_cpu_dead(unsigned int cpu)
 }
 
 /**
- * memcg_negative_dentry_over_kill - is the dentry's cgroup far over a limit?
- * @dentry: a negative dentry about to join the LRU, locked
+ * memcg_negative_dentry_over_kill - is a cgroup far over a limit?
+ * @memcg: the memcg of a negative dentry about to join the LRU, or NULL;
+ *	the caller holds rcu_read_lock()
  *
- * Return: true if the memcg of @dentry or an ancestor has more negative
- * dentries than negative_dentry_kill_threshold() of its limit.
+ * Return: true if @memcg or an ancestor has more negative dentries than
+ * negative_dentry_kill_threshold() of its limit.
  */
-bool memcg_negative_dentry_over_kill(struct dentry *dentry)
+bool memcg_negative_dentry_over_kill(struct mem_cgroup *memcg)
 {
-	struct mem_cgroup *memcg;
-	bool kill = false;
-
-	rcu_read_lock();
-	for (memcg = mem_cgroup_from_slab_obj(dentry);
-	     memcg && !mem_cgroup_is_root(memcg);
+	for (; memcg && !mem_cgroup_is_root(memcg);
 	     memcg = parent_mem_cgroup(memcg)) {
 		struct memcg_negative_dentry *nd = &memcg->negative_dentry;
 		long max = READ_ONCE(nd->max);
 
 		if (max != LONG_MAX && atomic_long_read(&nd->usage) >=
-		    negative_dentry_kill_threshold(max)) {
-			kill = true;
-			break;
-		}
+		    negative_dentry_kill_threshold(max))
+			return true;
 	}
-	rcu_read_unlock();
-	return kill;
+	return false;
 }
 
 /**

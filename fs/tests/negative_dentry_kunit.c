@@ -62,6 +62,27 @@ static void npositive_is_zero_without_room(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dentry->d_iname[D_NPOSITIVE_OFFSET], 'a');
 }
 
+/* As __d_alloc() does: the estimate zeroed, then the name copied over it. */
+static void npositive_starts_at_zero_under_any_name(struct kunit *test)
+{
+	unsigned int len;
+
+	for (len = 0; len < DNAME_INLINE_LEN; len++) {
+		struct dentry *dentry = kunit_dentry(test, 0);
+
+		memset(dentry->d_iname, 0xff, DNAME_INLINE_LEN - 1);
+		d_init_npositive(dentry);
+		memset(dentry->d_iname, 'b', len);
+		dentry->d_iname[len] = 0;
+		dentry->d_name.len = len;
+		if (d_has_npositive(dentry))
+			KUNIT_EXPECT_EQ_MSG(test, d_npositive(dentry), 0,
+					    "name length %u", len);
+		KUNIT_EXPECT_EQ_MSG(test, strlen(dentry->d_iname), len,
+				    "name length %u", len);
+	}
+}
+
 static void nnegative_is_children_less_positives(struct kunit *test)
 {
 	struct dentry *dir = kunit_dentry(test, 3);
@@ -162,6 +183,7 @@ static struct kunit_case negative_dentry_test_cases[] = {
 	KUNIT_CASE(npositive_fits_an_external_name),
 	KUNIT_CASE(npositive_keeps_the_name_and_the_nul_backstop),
 	KUNIT_CASE(npositive_is_zero_without_room),
+	KUNIT_CASE(npositive_starts_at_zero_under_any_name),
 	KUNIT_CASE(nnegative_is_children_less_positives),
 	KUNIT_CASE(nnegative_counts_every_child_without_estimate),
 	KUNIT_CASE(target_leaves_a_margin_of_an_eighth),

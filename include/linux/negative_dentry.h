@@ -14,6 +14,7 @@
 
 #include <linux/jump_label_ratelimit.h>
 #include <linux/limits.h>
+#include <linux/memcontrol.h>
 #include <linux/minmax.h>
 #include <linux/negative_dentry_types.h>
 #include <linux/types.h>
@@ -81,8 +82,39 @@ struct negative_dentry_reclaim {
 bool negative_dentry_reclaim_shrinker(struct shrinker *shrinker, void *arg);
 
 #ifdef CONFIG_MEMCG
-void memcg_negative_dentry_account(struct mem_cgroup *memcg, int nr);
-bool memcg_negative_dentry_over_kill(struct dentry *dentry);
+void __memcg_negative_dentry_charge(struct mem_cgroup *memcg);
+
+/**
+ * memcg_negative_dentry_account - a dentry started or stopped counting
+ * @memcg: the memcg of the dentry's slab object, or NULL; the caller holds
+ *	rcu_read_lock() and the dentry's d_lock
+ * @nr: 1 when it became a negative dentry on the LRU, -1 when it stopped
+ *
+ * The caller looks @memcg up: fs/dcache.c needs it for the LRU list too,
+ * and looking it up once is what keeps this cheap. Inline, as every
+ * negative dentry created or freed comes here: a per-cpu add, and only
+ * once a batch of changes is waiting, a call.
+ */
+static inline void memcg_negative_dentry_account(struct mem_cgroup *memcg,
+						 int nr)
+{
+	struct memcg_negative_dentry *nd;
+	long pending;
+
+	if (!memcg)
+		return;
+	nd = &memcg->negative_dentry;
+	pending = this_cpu_add_return(*nd->pending, nr);
+	/*
+	 * Changes one way fill the batch: those the other way could only
+	 * have emptied it. (@nr is a constant where this is inlined.)
+	 */
+	if (unlikely(nr > 0 ? pending >= READ_ONCE(nd->batch) :
+			      pending <= -READ_ONCE(nd->batch)))
+		__memcg_negative_dentry_charge(memcg);
+}
+
+bool memcg_negative_dentry_over_kill(struct mem_cgroup *memcg);
 void memcg_negative_dentry_event(struct dentry *dentry, bool killed);
 bool mem_cgroup_slab_obj_reparented(void *p);
 int memcg_negative_dentry_init(struct mem_cgroup *memcg);
@@ -97,7 +129,7 @@ static inline void memcg_negative_dentry_account(struct mem_cgroup *memcg,
 {
 }
 
-static inline bool memcg_negative_dentry_over_kill(struct dentry *dentry)
+static inline bool memcg_negative_dentry_over_kill(struct mem_cgroup *memcg)
 {
 	return false;
 }

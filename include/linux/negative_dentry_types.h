@@ -15,7 +15,8 @@
 /**
  * struct memcg_negative_dentry - negative dentries of a memory cgroup
  * @pending: per-cpu changes not yet added to @usage and the ancestors'
- * @batch: how many changes may wait per cpu, fewer the closer a limit
+ * @batch: how many changes one way may wait per cpu, fewer the closer a
+ *	limit
  * @usage: negative dentries of this cgroup and its descendants
  * @max: the limit, LONG_MAX for none
  * @events: times the limit of this cgroup or of a descendant started reclaim
@@ -31,7 +32,7 @@
  */
 struct memcg_negative_dentry {
 	long __percpu *pending;
-	int batch;
+	long batch;
 	atomic_long_t usage;
 	long max;
 	atomic_long_t events;
