@@ -91,6 +91,31 @@ for row in $rows; do
 done
 rmdir $cg/lookup
 
+echo "progress: contention"
+# Lookups in one directory while the other cpu adds and frees children
+# there: its d_nchildren shares a cache line with what an RCU lookup
+# reads (the name, d_op, d_sb), and each negative a memcg counts goes to
+# a per-cpu sum, then the ancestors' atomics. Wall clock on 2 vCPUs: what
+# dozens of cores would feel takes a bare-metal run (README).
+mkdir $cg/contend
+nd_bench files $work/contend 1000
+if ours; then rows="off armed"; else rows=base; fi
+for row in $rows; do
+	[ $row = armed ] && limits 1000000 contend 100000000
+	for churn in churn create; do
+		fresh
+		run contend nd_bench rate positive $work/contend 1000 0.2 1 >/dev/null
+		run contend nd_bench rate $churn $work/contend 1000 $SECS 1 \
+			>/tmp/churn &
+		emit contention $row lookups-$churn \
+			"$(run contend nd_bench rate positive $work/contend 1000 $SECS 1)"
+		wait
+		emit contention $row $churn "$(cat /tmp/churn)"
+	done
+	limits 0 contend max
+done
+rmdir $cg/contend
+
 echo "progress: hash-chain pollution"
 mkdir $cg/victim
 nd_bench files $work/victim 1000

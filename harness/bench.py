@@ -39,6 +39,9 @@ SCENARIOS = {
             "lookups; the kworkers' CPU time",
     "reads": "Reads: memory.stat of a leaf and of a parent of many "
              "children, 64 cpus possible",
+    "contention": "Contention: positive lookups in a directory while the "
+                  "other CPU adds and frees its children (churn: files "
+                  "created and unlinked open; create: new negatives)",
 }
 ICOUNT_SCENARIOS = {
     "icount": "Path lengths: operations a second under the instruction "
@@ -50,7 +53,7 @@ ICOUNT_OPS = ("positive", "negative", "create", "file", "rename", "unlink",
 # The base-kernel row each row of ours compares with.
 BASE_ROW = {"lookup": "base", "pollution": "unlimited", "storm": "unlimited",
             "flip": "quiet", "runaway": "unlimited", "pays": "unlimited",
-            "icount": "base"}
+            "icount": "base", "contention": "base"}
 # The runaway row the plot draws for ours.
 PLOT_ROW = "max-10000"
 
@@ -131,8 +134,8 @@ def report(values, scenarios):
         digits = 4 if scenario == "icount" else 3
         keys = sorted({k[1:3] for k in values if k[0] == scenario})
         out += [f"### {title}", "",
-                "| row | kernel | metric | min | median | ours/base |",
-                "| --- | --- | --- | ---: | ---: | ---: |"]
+                "| row | kernel | metric | min | median | max | ours/base |",
+                "| --- | --- | --- | ---: | ---: | ---: | ---: |"]
         for row, metric in keys:
             for kernel in ("base", "patched"):
                 vals = values.get((scenario, row, metric, kernel))
@@ -145,7 +148,8 @@ def report(values, scenarios):
                 if kernel == "patched" and base and statistics.median(base):
                     ratio = f"{med / statistics.median(base):.{digits}f}"
                 out.append(f"| {row} | {'ours' if kernel == 'patched' else 'base'} "
-                           f"| {metric} | {fmt(min(vals))} | {fmt(med)} | {ratio} |")
+                           f"| {metric} | {fmt(min(vals))} | {fmt(med)} "
+                           f"| {fmt(max(vals))} | {ratio} |")
         out.append("")
     return "\n".join(out)
 

@@ -9,6 +9,8 @@
  *	operations a second. stat() of: positive: the N files; negative: N
  *	missing names, cached by a first pass; create: new missing names,
  *	each making a negative dentry. file: create new files (open, close).
+ *	churn: create new files and unlink each while it is open, so that
+ *	its dentry is freed at close: children of DIR come and go.
  *	rename: rename the N files (file<k> to moved<k> and back). unlink:
  *	unlink the N files, until SECONDS or none is left. The N files are
  *	DIR/file0 .. file<N-1> (nd_bench files) and the threads share them:
@@ -122,6 +124,17 @@ static void *rate_thread(void *arg)
 			snprintf(path, sizeof(path), "%s/file%ld", r->dir, i);
 			if (unlink(path))
 				die(path);
+			continue;
+		}
+		if (!strcmp(r->mode, "churn")) {
+			int fd;
+
+			snprintf(path, sizeof(path), "%s/churn-%d-%ld", r->dir,
+				 r->id, i);
+			fd = open(path, O_CREAT | O_WRONLY, 0644);
+			if (fd < 0 || unlink(path))
+				die(path);
+			close(fd);
 			continue;
 		}
 		if (!strcmp(r->mode, "file")) {
