@@ -41,7 +41,7 @@ VMRUN = harness/vmrun.py $(GUEST_ARGS) --timeout $(TIMEOUT) \
 	$(if $(filter 1,$(KVM)),--kvm)
 PATCH := $(BUILD)/negative-dentry.patch
 
-.PHONY: run check fresh-check stress stress-stage bench deb vm-run patch deps tree kernel initramfs debian-rootfs clean
+.PHONY: run check fresh-check stress stress-stage bench insn-trace deb vm-run patch deps tree kernel initramfs debian-rootfs clean
 
 run: DEBUG_DEFAULT := 0
 run: kernel initramfs
@@ -76,6 +76,14 @@ bench: deps
 	for k in base patched; do harness/kernel.sh $$k fast || exit 1; done
 	harness/bench.py --initramfs $(INITRAMFS) $(if $(QUICK),--quick --rounds 1) \
 		$(if $(filter 1,$(ICOUNT)),--icount)
+
+# make insn-trace: where ours spends the instructions make bench ICOUNT=1
+# counts, by function, for the system calls of bench/insn_trace.sh.
+# Results in results/insn/.
+insn-trace: deps
+	$(MAKE) --no-print-directory initramfs
+	for k in base patched; do harness/kernel.sh $$k fast || exit 1; done
+	harness/insn_trace.py --initramfs $(INITRAMFS)
 
 # make stress: the stress and fault suite alone, DURATION seconds of load
 # (600 by default) on the debug kernel; make check runs it for 90 s.

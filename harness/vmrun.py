@@ -20,6 +20,9 @@ hung task, panic) are printed again at the end whatever the status.
 and boots without KASLR on disks of fixed UUIDs and ext4 hash seeds: the
 guest then measures the path length of an operation, the same to within
 0.05% across runs and boots (../shared/FACTS.md), not its wall time.
+
+--gdb PORT starts the guest stopped, waiting for gdb on localhost:PORT
+(harness/insn_trace.py).
 """
 import argparse
 import os
@@ -111,6 +114,8 @@ def main():
     ap.add_argument("--smp", default="2")
     ap.add_argument("--append", default="", help="more kernel parameters")
     ap.add_argument("--kvm", action="store_true", help="use KVM, not TCG")
+    ap.add_argument("--gdb", type=int, metavar="PORT",
+                    help="wait for gdb on localhost:PORT before booting")
     ap.add_argument("--icount", action="store_true",
                     help="a deterministic instruction clock: one vCPU")
     ap.add_argument("--log", help="also write the console to this file")
@@ -186,6 +191,8 @@ def main():
                 "-m", args.memory, "-display", "none", "-serial", "stdio",
                 "-monitor", "none", "-no-reboot", "-kernel", args.image,
                 *boot_args, "-append", cmdline, *drives]
+        if args.gdb:
+            qemu += ["-S", "-gdb", f"tcp:127.0.0.1:{args.gdb}"]
         return boot(qemu, nonce, args)
 
 

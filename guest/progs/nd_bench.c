@@ -31,6 +31,11 @@
  *	many names were looked up; stops after SECONDS if given
  *   nd_bench read FILE N
  *	read FILE N times and print the microseconds one read takes
+ *   nd_bench traced start | OP PATH...
+ *	for harness/insn_trace.py: start: a getsid(), after which its
+ *	debugger counts, and after the last OP, stops; OP (stat, unlink, or
+ *	rename to PATH.r) on each PATH, each after a getppid(), the mark it
+ *	stops at
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -43,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -362,6 +368,32 @@ static int cmd_read(const char *file, long n)
 	return 0;
 }
 
+static int cmd_traced(const char *op, char **paths, int n)
+{
+	char to[4096];
+	struct stat st;
+	int i;
+
+	if (!strcmp(op, "start"))
+		return syscall(SYS_getsid, 0) < 0;
+	for (i = 0; i < n; i++) {
+		syscall(SYS_getppid);
+		if (!strcmp(op, "stat")) {
+			stat(paths[i], &st);
+		} else if (!strcmp(op, "unlink")) {
+			if (unlink(paths[i]))
+				die(paths[i]);
+		} else if (!strcmp(op, "rename")) {
+			snprintf(to, sizeof(to), "%s.r", paths[i]);
+			if (rename(paths[i], to))
+				die(paths[i]);
+		} else {
+			return 2;
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "files"))
@@ -380,6 +412,8 @@ int main(int argc, char **argv)
 		return cmd_walk(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "read"))
 		return cmd_read(argv[2], atol(argv[3]));
+	if (argc >= 3 && !strcmp(argv[1], "traced"))
+		return cmd_traced(argv[2], argv + 3, argc - 3);
 	fprintf(stderr, "usage: see the comment at the top of nd_bench.c\n");
 	return 2;
 }
