@@ -335,8 +335,8 @@ def quick_bench(guest, out, *flags):
 
 def bench_suite(guest, r):
     """make bench's quick mode, wall clock and ICOUNT=1, runs to the end and
-    produces numbers: so that the benchmark cannot rot. No timing is
-    judged."""
+    produces numbers, and make insn-trace's steps through its first calls:
+    so that neither can rot. No timing or count is judged."""
     out = os.path.join(ROOT, "build", "bench-quick")
     res = quick_bench(guest, out)
     r.check(res.returncode == 0, "bench quick mode: numbers for every "
@@ -349,6 +349,12 @@ def bench_suite(guest, r):
                       "--icount")
     r.check(res.returncode == 0, "bench ICOUNT=1 quick mode: numbers for "
             "every operation on both kernels", res.stderr.strip()[-300:])
+    res = subprocess.run([os.path.join(ROOT, "harness", "insn_trace.py"),
+                          "--initramfs", guest.args.initramfs, "--quick",
+                          "--out", os.path.join(ROOT, "build", "insn-quick")],
+                         capture_output=True, text=True, timeout=900)
+    r.check(res.returncode == 0, "make insn-trace quick mode: every marked "
+            "call stepped on both kernels", res.stderr.strip()[-300:])
 
 
 def userspace_suite(guest, r):

@@ -76,15 +76,17 @@ def step(out):
             f.flush()
 
 
-def boot(kernel, initramfs, out):
+def boot(kernel, args):
     """Start @kernel's guest and its gdb; return both processes."""
     obj = os.path.join(ROOT, "build", "obj", f"{kernel}-fast")
+    out = args.out
     log = open(os.path.join(out, f"{kernel}.console"), "w")
     guest = subprocess.Popen(
         [os.path.join(ROOT, "harness", "vmrun.py"), "--icount",
          "--gdb", str(PORTS[kernel]),
          "--image", os.path.join(obj, "arch/x86/boot/bzImage"),
-         "--kernel", kernel, "--initramfs", initramfs,
+         "--kernel", kernel, "--initramfs", args.initramfs,
+         "--append", f"bench.quick={int(args.quick)}",
          os.path.join(ROOT, "bench", "insn_trace.sh")],
         stdout=log, stderr=subprocess.STDOUT)
     env = dict(os.environ, VMLINUX=os.path.join(obj, "vmlinux"),
@@ -137,9 +139,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--initramfs", required=True)
     ap.add_argument("--out", default=os.path.join(ROOT, "results", "insn"))
+    ap.add_argument("--quick", action="store_true",
+                    help="the first calls only, for make check")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    procs = [p for k in PORTS for p in boot(k, args.initramfs, args.out)]
+    procs = [p for k in PORTS for p in boot(k, args)]
     status = [p.wait() for p in procs]
     got = {k: calls(os.path.join(args.out, f"{k}.calls")) for k in PORTS}
     labels = names(os.path.join(args.out, "patched.console"))
