@@ -83,7 +83,7 @@ def boot(kernel, args):
     log = open(os.path.join(out, f"{kernel}.console"), "w")
     guest = subprocess.Popen(
         [os.path.join(ROOT, "harness", "vmrun.py"), "--icount",
-         "--gdb", str(PORTS[kernel]),
+         "--gdb", str(PORTS[kernel]), "--timeout", "1200",
          "--image", os.path.join(obj, "arch/x86/boot/bzImage"),
          "--kernel", kernel, "--initramfs", args.initramfs,
          "--append", f"bench.quick={int(args.quick)}",
@@ -94,13 +94,16 @@ def boot(kernel, args):
     stepper = subprocess.Popen(
         ["gdb", "-q", "-batch", "-x", os.path.abspath(__file__),
          "-ex", f"python step('{os.path.join(out, kernel + '.calls')}')"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        env=env, stdout=open(os.path.join(out, f"{kernel}.gdb"), "w"),
+        stderr=subprocess.STDOUT)
     return guest, stepper
 
 
 def calls(path):
     """The per-function counts of each traced call, in order."""
     out = []
+    if not os.path.exists(path):
+        return out		# gdb never got to the first call
     with open(path) as f:
         for line in f:
             n, name = line.split()
