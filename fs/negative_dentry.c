@@ -4,7 +4,8 @@
  *
  * fs.dentry-dir-max bounds the negative children of each directory. The
  * final dput() of a negative dentry in a directory that seems over the
- * limit queues the directory for negative_dir_work. That counts the
+ * limit, or an unlink that leaves one on the LRU there, queues the
+ * directory for negative_dir_work. That counts the
  * children, which also refreshes the estimate of positive ones the check
  * relies on, and, if the directory is indeed over, trims its cold negative
  * children to the limit less a margin, a bounded number per run. Past
@@ -119,6 +120,35 @@ void negative_dentry_hit(struct dentry *dentry)
 	spin_unlock(&dentry->d_lock);
 }
 
+/* Queue the directory of @dentry if it exceeds @limit; its negatives. */
+static long negative_dentry_dir_check(struct dentry *dentry, long limit)
+{
+	struct dentry *dir = dentry->d_parent;
+	long negatives = d_nnegative_estimate(dir);
+
+	if (negatives > limit)
+		negative_dentry_queue_dir(dir);
+	return negatives;
+}
+
+/**
+ * negative_dentry_unlinked - a dentry on the LRU turned negative
+ * @dentry: locked, counted as a negative dentry on the LRU from now on
+ *	(d_delete() of an unused file)
+ *
+ * Queues its directory for reclaim if it exceeds fs.dentry-dir-max: the
+ * final dput() of a dentry already on the LRU does not come through
+ * d_lru_add(), and create, close and unlink of new names is a common way
+ * to fill a directory with negative dentries.
+ */
+void negative_dentry_unlinked(struct dentry *dentry)
+{
+	long limit = READ_ONCE(dentry_dir_max);
+
+	if (limit && !IS_ROOT(dentry))
+		negative_dentry_dir_check(dentry, limit);
+}
+
 /**
  * negative_dentry_kill - should the final dput() kill this negative dentry?
  * @dentry: negative, locked, unused, about to be added to the LRU
@@ -136,14 +166,9 @@ bool negative_dentry_kill(struct dentry *dentry, struct mem_cgroup *memcg)
 	long limit = READ_ONCE(dentry_dir_max);
 	bool dir_limit = false;
 
-	if (limit && !IS_ROOT(dentry)) {
-		struct dentry *dir = dentry->d_parent;
-		long negatives = d_nnegative_estimate(dir);
-
-		if (negatives > limit)
-			negative_dentry_queue_dir(dir);
-		dir_limit = negatives >= negative_dentry_kill_threshold(limit);
-	}
+	if (limit && !IS_ROOT(dentry))
+		dir_limit = negative_dentry_dir_check(dentry, limit) >=
+			    negative_dentry_kill_threshold(limit);
 	if (!dir_limit && !memcg_negative_dentry_over_kill(memcg))
 		return false;
 

@@ -61,6 +61,7 @@ static inline unsigned int d_nnegative_estimate(const struct dentry *dir)
 /* fs/negative_dentry.c */
 void negative_dentry_hit(struct dentry *dentry);
 bool negative_dentry_kill(struct dentry *dentry, struct mem_cgroup *memcg);
+void negative_dentry_unlinked(struct dentry *dentry);
 void negative_dentry_queue_dir(struct dentry *dir);
 void negative_dentry_quiesce(struct super_block *sb);
 void negative_dentry_reclaimed(struct dentry *dentry);
@@ -88,6 +89,16 @@ static inline bool negative_dentry_should_kill(struct dentry *dentry,
 {
 	return static_branch_unlikely(&negative_dentry_limits.key) &&
 	       d_is_negative(dentry) && negative_dentry_kill(dentry, memcg);
+}
+
+/*
+ * @dentry, locked and on the LRU, just turned negative: its directory may
+ * now exceed fs.dentry-dir-max.
+ */
+static inline void d_negative_unlinked(struct dentry *dentry)
+{
+	if (static_branch_unlikely(&negative_dentry_limits.key))
+		negative_dentry_unlinked(dentry);
 }
 
 /* fs/dcache.c */

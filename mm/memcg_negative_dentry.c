@@ -99,6 +99,7 @@ static bool negative_dentry_charge(struct mem_cgroup *memcg, long nr)
 	struct memcg_negative_dentry *leaf = &memcg->negative_dentry;
 	long limit = LONG_MAX, headroom = LONG_MAX;
 	bool behind = false;
+	long batch;
 
 	for (; memcg && !mem_cgroup_is_root(memcg);
 	     memcg = parent_mem_cgroup(memcg)) {
@@ -116,8 +117,11 @@ static bool negative_dentry_charge(struct mem_cgroup *memcg, long nr)
 		}
 	}
 	/* Without a limit on the path, the full batch: no need to count cpus. */
-	WRITE_ONCE(leaf->batch, limit == LONG_MAX ? NEGATIVE_DENTRY_CHARGE_BATCH :
-		   negative_dentry_batch(limit, headroom, num_online_cpus()));
+	batch = limit == LONG_MAX ? NEGATIVE_DENTRY_CHARGE_BATCH :
+		negative_dentry_batch(limit, headroom, num_online_cpus());
+	/* Written only if changed: other cpus read it on every change. */
+	if (READ_ONCE(leaf->batch) != batch)
+		WRITE_ONCE(leaf->batch, batch);
 	return behind;
 }
 

@@ -218,6 +218,38 @@ static int test_bounds_a_parallel_flood(void)
 	return ret;
 }
 
+/*
+ * Files created, closed and unlinked under new names: each dentry joins
+ * the LRU positive and turns negative there, without going through the
+ * path a lookup's negative takes. The limit must hold all the same.
+ */
+static int test_bounds_unlinked_files(void)
+{
+	long before = nd_nr_negative();
+	char path[64];
+	long i, left;
+	int fd;
+
+	if (set_dir_max(LIMIT) || make_dir("unlinked"))
+		return KSFT_FAIL;
+	for (i = 0; i < 4 * LIMIT; i++) {
+		snprintf(path, sizeof(path), "unlinked/tmp-%ld", i);
+		fd = open(path, O_CREAT | O_WRONLY, 0600);
+		if (fd < 0 || close(fd) || unlink(path)) {
+			ksft_print_msg("%s: %s\n", path, strerror(errno));
+			return KSFT_FAIL;
+		}
+	}
+	nd_settle(nd_read_nr_negative, NULL, before + LIMIT, SETTLE_MS);
+	nd_quiesce(nd_reclaim_activity, NULL, SETTLE_MS);
+	left = nd_nr_negative() - before;
+	set_dir_max(0);
+	remove_dir("unlinked", 0);
+	ksft_print_msg("limit %d: %ld of %d unlinked files left negative\n",
+		       LIMIT, left, 4 * LIMIT);
+	return left > LIMIT + LIMIT / 8 ? KSFT_FAIL : KSFT_PASS;
+}
+
 static int test_positives_survive(void)
 {
 	const long nfiles = 2000;
@@ -590,6 +622,7 @@ static const struct {
 	T(test_any_name_length),
 	T(test_bounds_a_flood),
 	T(test_bounds_a_parallel_flood),
+	T(test_bounds_unlinked_files),
 	T(test_positives_survive),
 	T(test_rename_keeps_counts),
 	T(test_mostly_positive_dir_kept),
