@@ -4,9 +4,7 @@
 # <row> <ms> <count>" lines; harness/bench.py collects them. A scenario our
 # kernel's feature is missing from (the base kernel has no limits) runs
 # without limits, as rows of their own.
-for word in $(cat /proc/cmdline); do
-	case $word in bench.quick=*) quick=${word#*=} ;; esac
-done
+. ./lib.sh
 if [ "$quick" = 1 ]; then
 	SECS=0.5 POLLUTE=100000 STORM_ROUNDS=3 STORM_FLOOD=50000
 	TEARDOWN="10000 100000" RUNAWAY=100000 PAY_SECS=2
@@ -16,14 +14,12 @@ else
 	TEARDOWN="10000 100000 1000000" RUNAWAY=1000000 PAY_SECS=10
 	READ_CGROUPS=2000 READS=1000
 fi
-ours() { [ "$VMRUN_KERNEL" = patched ]; }
 cg=/sys/fs/cgroup/bench
 work=$TESTFS/bench
 
 emit() { echo "bench $*"; }
 negatives() { cut -f5 /proc/sys/fs/dentry-state; }
 now_ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
-fresh() { sync; echo 2 >/proc/sys/vm/drop_caches; }
 # run CGROUP COMMAND...: run a command inside a cgroup
 run() { (echo 0 >"$cg/$1/cgroup.procs" && shift && exec "$@"); }
 limits() {	# limits DIR_MAX CGROUP MAX: set both limits, if we have them
@@ -76,7 +72,7 @@ if ours; then rows="off armed over"; else rows=base; fi
 for row in $rows; do
 	case $row in
 	off) limits 0 lookup max ;;
-	armed) limits 1000000 lookup 100000000 ;;
+	armed) limits $ARMED_DIR_MAX lookup $ARMED_MAX ;;
 	over) limits 1000 lookup 1000 ;;
 	esac
 	for mode in positive negative create; do
@@ -101,7 +97,7 @@ mkdir $cg/contend
 nd_bench files $work/contend 1000
 if ours; then rows="off armed"; else rows=base; fi
 for row in $rows; do
-	[ $row = armed ] && limits 1000000 contend 100000000
+	[ $row = armed ] && limits $ARMED_DIR_MAX contend $ARMED_MAX
 	for churn in churn create; do
 		fresh
 		run contend nd_bench rate positive $work/contend 1000 0.2 1 >/dev/null

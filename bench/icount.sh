@@ -4,20 +4,16 @@
 # an operation takes. Prints "bench icount <row> <operation> <value>".
 # Rows: base, or ours with no limit (off), with both limits set and not
 # reached (armed), and over them (over).
-for word in $(cat /proc/cmdline); do
-	case $word in bench.quick=*) quick=${word#*=} ;; esac
-done
+. ./lib.sh
 if [ "$quick" = 1 ]; then
 	SECS=0.05 FILES=2000 TREE=2000
 else
 	SECS=0.3 FILES=30000 TREE=100000
 fi
-ours() { [ "$VMRUN_KERNEL" = patched ]; }
 cg=/sys/fs/cgroup/icount
 work=$TESTFS/icount
 
 emit() { echo "bench icount $*"; }
-fresh() { sync; echo 2 >/proc/sys/vm/drop_caches; }
 run() { (echo 0 >"$cg/cgroup.procs" && exec "$@"); }
 limits() {	# limits DIR_MAX MAX
 	ours || return 0
@@ -33,7 +29,7 @@ nd_bench tree $work/tree $TREE
 if ours; then rows="off armed over"; else rows=base; fi
 for row in $rows; do
 	case $row in
-	armed) limits 1000000 100000000 ;;
+	armed) limits $ARMED_DIR_MAX $ARMED_MAX ;;
 	over) limits 1000 1000 ;;
 	esac
 	# a first run warms up; create's names must be new again after it

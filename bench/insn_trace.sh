@@ -3,14 +3,10 @@
 # counts, in a memcg child as in bench/icount.sh. Each group is announced
 # by a "trace-op <name> <calls>" line; nd_bench traced marks each call.
 # bench.quick=1 (make check): the first group only.
-for word in $(cat /proc/cmdline); do
-	case $word in bench.quick=*) quick=${word#*=} ;; esac
-done
+. ./lib.sh
 cg=/sys/fs/cgroup/trace
 work=$TESTFS/trace
-ours() { [ "$VMRUN_KERNEL" = patched ]; }
 run() { (echo 0 >"$cg/cgroup.procs" && exec "$@"); }
-fresh() { sync; echo 2 >/proc/sys/vm/drop_caches; }
 traced() {	# traced NAME OP FILE...: OP on each FILE under $work
 	name=$1 op=$2
 	shift 2
@@ -25,7 +21,6 @@ nd_bench files $work 100
 run nd_bench rate create $work 100 0.05 1 >/dev/null
 run nd_bench rate positive $work 100 0.05 1 >/dev/null
 fresh
-echo "trace-start"
 nd_bench traced start
 traced create stat new1 new2 new3
 if [ "$quick" = 1 ]; then
@@ -38,8 +33,8 @@ fresh
 traced unlink unlink file4 file5 file6
 traced rename rename file7 file8 file9
 if ours; then
-	echo 1000000 >/proc/sys/fs/dentry-dir-max
-	echo 100000000 >"$cg/memory.negative_dentry.max"
+	echo $ARMED_DIR_MAX >/proc/sys/fs/dentry-dir-max
+	echo $ARMED_MAX >"$cg/memory.negative_dentry.max"
 fi
 traced armed-create stat new4 new5 new6
 nd_bench traced start	# the end mark, as the stepper sees it
