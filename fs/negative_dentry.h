@@ -93,11 +93,13 @@ static inline bool negative_dentry_should_kill(struct dentry *dentry,
 
 /*
  * @dentry, locked and on the LRU, just turned negative: its directory may
- * now exceed fs.dentry-dir-max.
+ * now exceed fs.dentry-dir-max. Not if it is unhashed (d_delete() under
+ * fs.dentry-negative): it cannot be kept, and goes at its final dput().
  */
 static inline void d_negative_unlinked(struct dentry *dentry)
 {
-	if (static_branch_unlikely(&negative_dentry_limits.key))
+	if (static_branch_unlikely(&negative_dentry_limits.key) &&
+	    !d_unhashed(dentry))
 		negative_dentry_unlinked(dentry);
 }
 

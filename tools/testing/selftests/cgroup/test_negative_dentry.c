@@ -404,6 +404,73 @@ out:
 	return ret;
 }
 
+struct churn {
+	const char *dir;
+	long count;
+};
+
+static int churn_fn(const char *cgroup, void *arg)
+{
+	const struct churn *c = arg;
+
+	if (mkdir(c->dir, 0755) && errno != EEXIST)
+		return EXIT_FAILURE;
+	return nd_churn(c->dir, "tmp-", c->count) ? EXIT_FAILURE :
+						      EXIT_SUCCESS;
+}
+
+/*
+ * fs.dentry-negative=1 frees the dentry of a file unlinked unused: the
+ * cgroup's create/unlink churn leaves .current and memory.stat where they
+ * were, under a limit it would reach twice over without: nothing
+ * reclaimed, killed or counted as an event. Its failed lookups still
+ * count. At 0 the same churn leaves a negative dentry per file. Once the
+ * cgroup's dentries are freed its counts are 0: the dropped dentries,
+ * counted negative from the unlink until they were freed, left nothing
+ * behind.
+ */
+static int test_negdentry_dentry_negative(const char *root)
+{
+	static const char * const dirs[] = { "nd_dropped", "nd_kept", NULL };
+	struct churn dropped = { dirs[0], 2000 }, kept = { dirs[1], 2000 };
+	long saved = nd_read_long(DENTRY_NEGATIVE), negatives;
+	char *cg;
+	int ret = KSFT_FAIL;
+
+	if (saved < 0)
+		return KSFT_SKIP;
+	cg = cg_name(root, "nd_dropneg");
+	if (!cg || cg_create(cg) || set_max(cg, 1000) ||
+	    nd_set_dentry_negative(1) || flood_in(cg, dirs[0], 500, 1) ||
+	    !current_is(cg, 500))
+		goto out;
+	negatives = nd_nr_negative();
+	if (cg_run(cg, churn_fn, &dropped))
+		goto out;
+	negatives = nd_nr_negative() - negatives;
+	ksft_print_msg("fs.dentry-negative=1: %ld files churned under a limit of 1000: .current %ld, nr_negative %+ld, %ld reclaimed, %ld killed, %ld events\n",
+		       dropped.count, read_current(cg), negatives,
+		       stat_of(cg, "negative_dentry_reclaimed "),
+		       stat_of(cg, "negative_dentry_killed "), max_events(cg));
+	if (!current_is(cg, 500) || labs(negatives) > 64 ||
+	    stat_of(cg, "negative_dentry_reclaimed ") ||
+	    stat_of(cg, "negative_dentry_killed ") || max_events(cg))
+		goto out;
+	if (cg_write(cg, "memory.negative_dentry.max", "max") ||
+	    nd_set_dentry_negative(0) || cg_run(cg, churn_fn, &kept) ||
+	    !current_is(cg, 500 + kept.count) ||
+	    nd_write_file("/proc/sys/vm/drop_caches", "2") ||
+	    !current_is(cg, 0))
+		goto out;
+	ret = KSFT_PASS;
+out:
+	nd_set_dentry_negative(saved);
+	cg_destroy(cg);
+	remove_dirs(dirs);
+	free(cg);
+	return ret;
+}
+
 #define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"
 
 /*
@@ -1281,6 +1348,7 @@ struct negdentry_test {
 	T(test_negdentry_limit_is_exact),
 	T(test_negdentry_hierarchy),
 	T(test_negdentry_current_exact),
+	T(test_negdentry_dentry_negative),
 	T(test_negdentry_cpu_offline),
 	T(test_negdentry_events_notify),
 	T(test_negdentry_events_hierarchical),

@@ -275,7 +275,11 @@ out:
 	return ret;
 }
 
-/* Find "dir <ino> children C positive P negative N" in the trace. */
+/*
+ * Find "dir <ino> children C positive P negative N" in the trace: the
+ * first, the count before any reclaim. A reclaim that spares hot negative
+ * children and so stays over the limit counts them again after it.
+ */
 static int traced_count(unsigned long ino, long *children, long *pos,
 			long *neg)
 {
@@ -285,7 +289,8 @@ static int traced_count(unsigned long ino, long *children, long *pos,
 	if (!log)
 		return 0;
 	snprintf(needle, sizeof(needle), " dir %lu children ", ino);
-	for (line = strstr(log, needle); line; line = strstr(line + 1, needle))
+	line = strstr(log, needle);
+	if (line)
 		found = sscanf(line, " dir %*u children %ld positive %ld negative %ld",
 			       children, pos, neg) == 3;
 	free(log);
@@ -313,6 +318,131 @@ static int count_by_reclaim(const char *dir, long *children, long *pos,
 	}
 	nd_trace_event("negative_dentry_dir_count", 0);
 	return set_dir_max(0);
+}
+
+/*
+ * fs.dentry-negative is 0 or 1: anything else fails with EINVAL and leaves
+ * it as it was, 0 or 1. A write of no bytes takes nothing and succeeds,
+ * as for any integer sysctl.
+ */
+static int test_dentry_negative_bad_values(void)
+{
+	static const struct nd_bytes bad[] = {
+		ND_BYTES("2"), ND_BYTES("-1"), ND_BYTES("junk"), ND_BYTES(""),
+		ND_BYTES("1x"), ND_BYTES(" "), ND_BYTES("\n"), ND_BYTES("+1"),
+		ND_BYTES("1.0"), ND_BYTES("0x2"), ND_BYTES("1\0"),
+		ND_BYTES("2147483648"), ND_BYTES("-2147483649"),
+		ND_BYTES("99999999999999999999999"),
+	};
+	static const struct {
+		const char *write;
+		long read;
+	} good[] = { { "1", 1 }, { "0\n", 0 }, { " 1\t\n", 1 }, { "0", 0 } };
+	long saved = nd_read_long(DENTRY_NEGATIVE);
+	int i, want, ret = KSFT_FAIL;
+
+	if (saved < 0)
+		return KSFT_SKIP;
+	for (want = 0; want <= 1; want++) {
+		char now[8];
+
+		snprintf(now, sizeof(now), "%d\n", want);
+		if (nd_set_dentry_negative(want))
+			goto out;
+		for (i = 0; i < ARRAY_SIZE(bad); i++)
+			if (!nd_refuses(DENTRY_NEGATIVE, &bad[i], now))
+				goto out;
+	}
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
+		if (nd_write_file(DENTRY_NEGATIVE, good[i].write) ||
+		    nd_read_long(DENTRY_NEGATIVE) != good[i].read) {
+			ksft_print_msg("\"%s\" not taken\n", good[i].write);
+			goto out;
+		}
+	}
+	ret = KSFT_PASS;
+out:
+	nd_set_dentry_negative(saved);
+	return ret;
+}
+
+#define CHURN	2000
+#define NEVER	1500
+
+/*
+ * Create, close and unlink CHURN files in @dir with fs.dentry-negative at
+ * @policy, then look up NEVER names that never existed there. @churned is
+ * the change of nr_negative the churn made; @children, @pos and @neg are
+ * the directory's counts, as a reclaim pass makes them. @children is
+ * d_nchildren, the count the limit keeps: it must have lost every child
+ * freed, or it would not be the sum of the children found.
+ */
+static int churn_and_count(const char *dir, int policy, long *churned,
+			   long *children, long *pos, long *neg)
+{
+	long before;
+
+	if (set_dir_max(0) || nd_set_dentry_negative(policy) || make_dir(dir))
+		return -1;
+	before = nd_nr_negative();
+	if (nd_churn(dir, "tmp-", CHURN))
+		return -1;
+	*churned = nd_nr_negative() - before;
+	if (nd_stat_missing(dir, "never-", 0, NEVER) ||
+	    count_by_reclaim(dir, children, pos, neg))
+		return -1;
+	ksft_print_msg("fs.dentry-negative=%d: %d files churned, nr_negative %+ld; %s: %ld children, %ld positive, %ld negative\n",
+		       policy, CHURN, *churned, dir, *children, *pos, *neg);
+	return 0;
+}
+
+/*
+ * fs.dentry-negative=1 frees the dentry of each unlinked file: the churn
+ * of temporary files leaves no negative dentry, neither in nr_negative
+ * nor in its directory's count, and under fs.dentry-dir-max nothing is
+ * reclaimed or killed for it; names that never existed still count. At
+ * 0, each file leaves one.
+ */
+static int test_dentry_negative_unlinks(void)
+{
+	long saved = nd_read_long(DENTRY_NEGATIVE);
+	long churned, children, pos, neg, reclaimed, killed, left;
+	int ret = KSFT_FAIL;
+
+	if (saved < 0)
+		return KSFT_SKIP;
+	/* under the limit: the unlinks must not feed it */
+	nd_quiesce(nd_reclaim_activity, NULL, SETTLE_MS);
+	reclaimed = nd_debugfs_counter("reclaimed");
+	killed = nd_debugfs_counter("killed");
+	left = nd_nr_negative();
+	if (set_dir_max(LIMIT) || nd_set_dentry_negative(1) ||
+	    make_dir("dropped") || nd_churn("dropped", "tmp-", 2 * CHURN))
+		goto out;
+	nd_quiesce(nd_reclaim_activity, NULL, SETTLE_MS);
+	left = nd_nr_negative() - left;
+	reclaimed = nd_debugfs_counter("reclaimed") - reclaimed;
+	killed = nd_debugfs_counter("killed") - killed;
+	ksft_print_msg("limit %d, fs.dentry-negative=1: %d files churned, nr_negative %+ld, %ld reclaimed, %ld killed\n",
+		       LIMIT, 2 * CHURN, left, reclaimed, killed);
+	if (labs(left) > 64 || reclaimed || killed)
+		goto out;
+
+	if (churn_and_count("dropped", 1, &churned, &children, &pos, &neg) ||
+	    labs(churned) > 64 || pos || neg != NEVER + 1 ||
+	    children != pos + neg)
+		goto out;
+	if (churn_and_count("kept", 0, &churned, &children, &pos, &neg) ||
+	    churned < CHURN - 64 || churned > CHURN + 64 || pos ||
+	    neg != CHURN + NEVER + 1 || children != pos + neg)
+		goto out;
+	ret = KSFT_PASS;
+out:
+	nd_set_dentry_negative(saved);
+	set_dir_max(0);
+	remove_dir("dropped", 0);
+	remove_dir("kept", 0);
+	return ret;
 }
 
 static int test_rename_keeps_counts(void)
@@ -623,6 +753,8 @@ static const struct {
 	T(test_bounds_a_flood),
 	T(test_bounds_a_parallel_flood),
 	T(test_bounds_unlinked_files),
+	T(test_dentry_negative_bad_values),
+	T(test_dentry_negative_unlinks),
 	T(test_positives_survive),
 	T(test_rename_keeps_counts),
 	T(test_mostly_positive_dir_kept),

@@ -24,6 +24,8 @@
 
 #define DENTRY_STATE		"/proc/sys/fs/dentry-state"
 #define DENTRY_DIR_MAX		"/proc/sys/fs/dentry-dir-max"
+/* Linux 6.13's policy: 1 frees the dentry of a file unlinked unused. */
+#define DENTRY_NEGATIVE		"/proc/sys/fs/dentry-negative"
 #define NEGATIVE_DEBUGFS	"/sys/kernel/debug/negative_dentry_"
 #define TRACEFS			"/sys/kernel/tracing/"
 
@@ -200,6 +202,36 @@ static inline int nd_stat_missing(const char *dir, const char *prefix,
 			return -1;
 	}
 	return 0;
+}
+
+/*
+ * Create, close and unlink @count new files @dir/@prefix<i>: the churn of
+ * temporary files. Each dentry joins the LRU positive at the close and
+ * turns negative there at the unlink, or, under fs.dentry-negative, is
+ * freed by the unlink.
+ */
+static inline int nd_churn(const char *dir, const char *prefix, long count)
+{
+	char path[4096];
+	long i;
+	int fd;
+
+	for (i = 0; i < count; i++) {
+		snprintf(path, sizeof(path), "%s/%s%ld", dir, prefix, i);
+		fd = open(path, O_CREAT | O_WRONLY, 0600);
+		if (fd < 0 || close(fd) || unlink(path))
+			return -1;
+	}
+	return 0;
+}
+
+/* Set fs.dentry-negative to @val; 0 or -errno of the write. */
+static inline int nd_set_dentry_negative(long val)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%ld", val);
+	return nd_write_file(DENTRY_NEGATIVE, buf);
 }
 
 struct nd_flood {
