@@ -5,6 +5,7 @@ Each suite boots a guest with harness/vmrun.py (its console goes to
 build/check/<suite>.log) and judges what came back:
   harness    vm-run's own promises: exit status, WARN, timeout, bad script;
              README.md's package table is the one harness/deps.sh installs;
+             the Prometheus metrics and alerts (tests/prometheus, no guest);
   upstream   the cgroup selftests test_core, test_kmem and test_memcontrol
              on the base and the patched kernel: each result must be the
              one tests/upstream/known-results expects, and both kernels
@@ -108,6 +109,15 @@ def harness_suite(guest, r):
     r.check(readme_packages() == want,
             "README.md lists the packages harness/deps.sh installs",
             f"README {readme_packages()} != deps.sh {want}")
+    res = subprocess.run(["sh", os.path.join(ROOT, "tests", "prometheus",
+                                             "run.sh")],
+                         capture_output=True, text=True)
+    lines = (res.stdout + res.stderr).splitlines()
+    for line in lines[-40:] if res.returncode else []:
+        print(f"    {line}")
+    r.check(res.returncode == 0, "tests/prometheus: negative-dentry-metrics "
+            "output, promtool check metrics and test rules",
+            "; ".join(l for l in lines if l.startswith("not ok")))
     kernel = "patched-debug"
     status, _ = guest.run(kernel, "tests/harness/exit3.sh", 300, "exit3")
     r.check(status == 3, "vm-run exits with the script's status",
@@ -221,13 +231,27 @@ def checkpatch(r, name, patch, *flags):
     r.check(res.returncode == 0, f"checkpatch --strict {name}")
 
 
+# A backport of an upstream commit keeps upstream's message: commit ids
+# this tree has no history for, written as upstream wrote them, and its
+# wording. Its code is checked like ours.
+BACKPORT_IGNORE = "GIT_COMMIT_ID,UNKNOWN_COMMIT_ID,REPEATED_WORD"
+
+
+def is_backport(patch):
+    """Its message says "commit <sha1> upstream.", as stable backports do."""
+    with open(patch, errors="replace") as f:
+        return re.search(r"^commit [0-9a-f]{40} upstream\.$", f.read(),
+                         re.M) is not None
+
+
 def checkpatch_suite(guest, r):
     checkpatch(r, "the combined patch", os.path.abspath(guest.args.patch),
                "--no-signoff")
     with open(os.path.join(ROOT, "patches", "series")) as f:
         for name in f.read().split():
-            checkpatch(r, f"patches/{name}",
-                       os.path.join(ROOT, "patches", name))
+            patch = os.path.join(ROOT, "patches", name)
+            flags = ["--ignore", BACKPORT_IGNORE] if is_backport(patch) else []
+            checkpatch(r, f"patches/{name}", patch, *flags)
 
 
 def w1_warnings(kernel, objects):
@@ -358,6 +382,26 @@ def bench_suite(guest, r):
             (res.stdout + res.stderr).strip()[-300:])
 
 
+# What our systemd adds to the D-Bus API, and where its man page lists it.
+DBUS_PROPERTIES = {"Manager": ["DefaultNegativeDentryMax"]}
+for unit_type in ("Service", "Socket", "Mount", "Swap", "Slice", "Scope"):
+    DBUS_PROPERTIES[unit_type] = ["NegativeDentryMax", "NegativeDentryCurrent"]
+
+
+def undocumented_dbus_properties(tree):
+    """Our properties missing from an interface of org.freedesktop.systemd1(5)."""
+    with open(os.path.join(tree, "man", "org.freedesktop.systemd1.xml")) as f:
+        text = f.read()
+    missing = []
+    for iface, props in DBUS_PROPERTIES.items():
+        block = re.search(r"interface org\.freedesktop\.systemd1\.%s \{\n(.*?)\n  \};"
+                          % iface, text, re.S)
+        for prop in props:
+            if not block or f"readonly t {prop} = ...;" not in block.group(1):
+                missing.append(f"{iface}.{prop}")
+    return missing
+
+
 def userspace_suite(guest, r):
     """systemd, podman, crun, runc, OCI bundles and libcgroup in the Debian
     guest; our systemd's own unit tests; our kernel's package."""
@@ -372,6 +416,9 @@ def userspace_suite(guest, r):
                          capture_output=True, text=True)
     r.check(res.returncode == 0, "systemd check-directives",
             (res.stdout + res.stderr)[-300:])
+    missing = undocumented_dbus_properties(os.path.join(ROOT, "build", "systemd", "tree"))
+    r.check(not missing, "org.freedesktop.systemd1(5) lists our D-Bus properties "
+            "on the manager and every unit type", f"missing: {missing}")
     for kernel in ("patched-fast", "base-fast"):
         status, lines = guest.run(kernel, "tests/userspace/run.sh", 1800,
                                   f"userspace-{kernel}")

@@ -7,7 +7,12 @@
 #   fails the container with the kernel's error;
 # - an OCI bundle with linux.resources.unified, as CRI-O and containerd
 #   send it, run by crun and by runc directly;
-# - libcgroup: cgcreate, cgset, cgget, and a cgconfig.conf stanza.
+# - libcgroup: cgcreate, cgset, cgget, and a cgconfig.conf stanza;
+# - with systemd: a runtime's limit in a container's scope survives
+#   daemon-reload, and a libpod-.scope.d drop-in limits every container.
+#
+# On a kernel without the feature (VMRUN_KERNEL=base): the unified key fails
+# a container, and the drop-in does not.
 #
 # The container image is made here from a tarball (there is no registry):
 # busybox and negflood, both static.
@@ -32,6 +37,63 @@ for applet in sh cat sleep echo; do ln -sf busybox $image/bin/$applet; done
 tar -C $image -c . | podman import -q - localhost/negflood >/dev/null
 tap_check "podman imports the test image" \
 	podman image exists localhost/negflood
+
+# The container's cgroup, as the host sees it.
+cgroup_of() {
+	echo "/sys/fs/cgroup$(sed -n 's/^0:://p' "/proc/$(podman inspect -f '{{.State.Pid}}' "$1")/cgroup")"
+}
+scope_dropin=/etc/systemd/system/libpod-.scope.d
+set_scope_dropin() {
+	mkdir -p $scope_dropin
+	printf '[Scope]\nNegativeDentryMax=%s\n' "$1" >$scope_dropin/50-negative-dentry.conf
+	systemctl daemon-reload
+}
+
+if [ "$VMRUN_KERNEL" = base ]; then
+	# What a cluster-wide unified key does to a node without the feature,
+	# and the drop-in that is safe there.
+	for runtime in crun runc; do
+		err=$(podman run --rm --runtime $runtime --network none \
+			--cgroup-conf memory.negative_dentry.max=$LIMIT \
+			localhost/negflood true 2>&1)
+		status=$?
+		echo "$err" | sed 's/^/# /'
+		tap_check "podman --runtime $runtime: the key fails a container on a kernel without it" \
+			fails [ $status -eq 0 ]
+	done
+	set_scope_dropin $LIMIT
+	tap_check "a libpod-.scope.d drop-in with NegativeDentryMax= starts containers anyway" \
+		podman run --rm --network none localhost/negflood true
+	rm -rf $scope_dropin
+	systemctl daemon-reload
+	tap_done
+fi
+
+# podman's systemd cgroup manager puts a container in libpod-<id>.scope,
+# and runc and crun write the unified key there themselves: the unit has
+# no NegativeDentryMax=, and systemctl daemon-reload must keep the value.
+for runtime in crun runc; do
+	id=$(podman run -d --runtime $runtime --network none \
+		--cgroup-conf memory.negative_dentry.max=700 localhost/negflood sleep 1000)
+	cg=$(cgroup_of "$id")
+	tap_check "podman -d --runtime $runtime: the container runs in its scope" \
+		contains "$cg" "/libpod-$id.scope"
+	tap_check "podman -d --runtime $runtime: which holds 700" \
+		equals "$(cat "$cg/memory.negative_dentry.max")" 700
+	systemctl daemon-reload
+	tap_check "podman -d --runtime $runtime: 700 survives systemctl daemon-reload" \
+		equals "$(cat "$cg/memory.negative_dentry.max")" 700
+	podman rm -f -t 0 "$id" >/dev/null
+done
+
+# A prefix drop-in gives every podman container a limit.
+set_scope_dropin 4000
+id=$(podman run -d --network none localhost/negflood sleep 1000)
+tap_check "a libpod-.scope.d drop-in gives a podman container its limit" \
+	equals "$(cat "$(cgroup_of "$id")/memory.negative_dentry.max")" 4000
+podman rm -f -t 0 "$id" >/dev/null
+rm -rf $scope_dropin
+systemctl daemon-reload
 
 # limit_and_bound NAME OUTPUT: the container printed LIMIT, then at most BOUND
 limit_and_bound() {

@@ -39,6 +39,18 @@ mkdir -p /var/tmp/nd-unit
 systemctl daemon-reload
 
 show() { systemctl show -P "$2" "$1"; }
+# set_default N: DefaultNegativeDentryMax=N (empty: none), which
+# daemon-reload reads again
+set_default() {
+	printf '[Manager]\nDefaultMemoryAccounting=no\nDefaultNegativeDentryMax=%s\n' "$1" \
+		>/etc/systemd/system.conf.d/negdentry-test.conf
+	systemctl daemon-reload
+}
+# dropin UNIT-PREFIX SECTION N: a prefix drop-in setting NegativeDentryMax=N
+dropin() {
+	mkdir -p "$units/$1.d"
+	printf '[%s]\nNegativeDentryMax=%s\n' "$2" "$3" >"$units/$1.d/50-negative-dentry.conf"
+}
 current() { cat "$lim/memory.negative_dentry.current"; }
 wait_for() { i=0; while [ $i -lt 600 ] && ! [ -e "$1" ]; do sleep 0.1; i=$((i + 1)); done; }
 
@@ -51,6 +63,9 @@ if [ "$VMRUN_KERNEL" = base ]; then
 		fails test -e $lim/memory.negative_dentry.max
 	tap_check "NegativeDentryCurrent is not set" \
 		equals "$(show nd-limited NegativeDentryCurrent)" "[not set]"
+	set_default 3000
+	tap_check "with DefaultNegativeDentryMax=3000 a plain unit starts" \
+		systemctl start nd-plain
 	tap_done
 fi
 
@@ -72,13 +87,26 @@ tap_check "a flood of $FLOOD in the unit leaves at most $BOUND" \
 	at_most "$(current)" $BOUND
 tap_check "systemctl show: NegativeDentryCurrent" \
 	equals "$(show nd-limited NegativeDentryCurrent)" "$(current)"
+status=$(systemctl status --no-pager nd-limited)
+tap_check "systemctl status: a NegDentries line with the limit" \
+	contains "$status" "NegDentries: $(current) (max: $LIMIT)"
+dbus=$(busctl introspect org.freedesktop.systemd1 \
+	/org/freedesktop/systemd1/unit/nd_2dlimited_2eservice org.freedesktop.systemd1.Service)
+tap_check "D-Bus: the Service interface has NegativeDentryMax" \
+	contains "$dbus" ".NegativeDentryMax "
+tap_check "D-Bus: and NegativeDentryCurrent" \
+	contains "$dbus" ".NegativeDentryCurrent "
+tap_check "systemd-analyze dump: the unit's own NegativeDentryMax" \
+	contains "$(systemd-analyze dump)" "NegativeDentryMax: $LIMIT
+"
 
 tap_check "systemctl set-property changes it live" \
 	systemctl set-property nd-limited NegativeDentryMax=500
 tap_check "to 500 in the cgroup" \
 	equals "$(cat $lim/memory.negative_dentry.max)" 500
+echo 123 >$lim/memory.negative_dentry.max
 systemctl daemon-reload
-tap_check "which survives daemon-reload" \
+tap_check "which daemon-reload writes again over another value" \
 	equals "$(cat $lim/memory.negative_dentry.max) $(show nd-limited NegativeDentryMax)" "500 500"
 # Without a limit the unit would need no memory controller, and systemd
 # would take it away with the file: keep it, to see what is written.
@@ -113,5 +141,69 @@ tap_check "its setting stays infinity" \
 out=$(systemd-analyze verify $units/nd-bad.service 2>&1)
 tap_check "systemd-analyze verify names the bad value" \
 	contains "$out" "Invalid negative dentry limit 'lots'"
+
+# A default for every unit but slices, written only where nobody else
+# wrote a limit.
+plain=/sys/fs/cgroup/nd-plain.slice/nd-plain.service
+set_default 3000
+tap_check "systemctl show: DefaultNegativeDentryMax" \
+	equals "$(systemctl show -P DefaultNegativeDentryMax)" 3000
+systemctl start nd-plain
+tap_check "DefaultNegativeDentryMax=3000 limits a unit without its own" \
+	equals "$(cat $plain/memory.negative_dentry.max)" 3000
+tap_check "but not its slice" \
+	equals "$(cat /sys/fs/cgroup/nd-plain.slice/memory.negative_dentry.max)" max
+tap_check "systemd-analyze dump: NegativeDentryMax from the default" \
+	contains "$(systemd-analyze dump)" "NegativeDentryMax: 3000 (default)"
+tap_check "a unit's own setting wins over the default" \
+	equals "$(cat $lim/memory.negative_dentry.max)" max
+systemd-run --unit nd-runtime --scope /bin/sleep infinity >/dev/null 2>&1 &
+i=0
+while [ $i -lt 100 ] && ! [ -d $cg/nd-runtime.scope ]; do sleep 0.1; i=$((i + 1)); done
+tap_check "a scope gets the default" \
+	equals "$(cat $cg/nd-runtime.scope/memory.negative_dentry.max)" 3000
+# as a runtime writes a unified key into its container's scope
+echo 700 >$cg/nd-runtime.scope/memory.negative_dentry.max
+systemctl daemon-reload
+tap_check "a limit someone else wrote survives daemon-reload under a default" \
+	equals "$(cat $cg/nd-runtime.scope/memory.negative_dentry.max)" 700
+set_default 2500
+tap_check "a new default replaces the old one" \
+	equals "$(cat $plain/memory.negative_dentry.max)" 2500
+tap_check "and leaves the one someone else wrote" \
+	equals "$(cat $cg/nd-runtime.scope/memory.negative_dentry.max)" 700
+systemctl daemon-reexec
+tap_check "across daemon-reexec too" \
+	equals "$(cat $plain/memory.negative_dentry.max) $(cat $cg/nd-runtime.scope/memory.negative_dentry.max)" \
+	"2500 700"
+# memory accounting keeps the file once the unit needs no limit
+systemctl set-property --runtime nd-plain MemoryAccounting=yes
+set_default ""
+tap_check "without a default, what systemd wrote goes back to max" \
+	equals "$(cat $plain/memory.negative_dentry.max)" max
+systemctl stop nd-runtime.scope nd-plain
+
+# Prefix drop-ins where runtimes and kubelet put their cgroups; kubelet's
+# systemd cgroup driver makes kubepods-burstable-pod<uid>.slice.
+dropin kubepods-burstable-.slice Slice 5000
+dropin docker-.scope Scope 4000
+dropin crio-.scope Scope 4500
+systemctl daemon-reload
+systemd-run --unit nd-pod --slice=kubepods-burstable-podnd1.slice /bin/sleep infinity
+pods=/sys/fs/cgroup/kubepods.slice/kubepods-burstable.slice
+tap_check "kubepods-burstable-.slice.d: a pod slice gets the pod-level cap" \
+	equals "$(cat $pods/kubepods-burstable-podnd1.slice/memory.negative_dentry.max)" 5000
+tap_check "and kubepods-burstable.slice itself does not" \
+	equals "$(cat $pods/memory.negative_dentry.max)" max
+for runtime in docker crio; do
+	systemd-run --unit $runtime-nd1 --scope /bin/sleep infinity >/dev/null 2>&1 &
+	i=0
+	while [ $i -lt 100 ] && ! [ -d $cg/$runtime-nd1.scope ]; do sleep 0.1; i=$((i + 1)); done
+done
+tap_check "docker-.scope.d: a docker-<id>.scope gets 4000" \
+	equals "$(cat $cg/docker-nd1.scope/memory.negative_dentry.max)" 4000
+tap_check "crio-.scope.d: a crio-<id>.scope gets 4500" \
+	equals "$(cat $cg/crio-nd1.scope/memory.negative_dentry.max)" 4500
+systemctl stop nd-pod docker-nd1.scope crio-nd1.scope
 
 tap_done
