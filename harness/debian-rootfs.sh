@@ -1,7 +1,8 @@
 #!/bin/sh
 # harness/debian-rootfs.sh DIR: a Debian 12 root filesystem for the Debian
 # guest, made by debootstrap with guest/debian/packages and kept until that
-# list changes. Adds the vm-run unit and the static test programs.
+# list changes. Adds the vm-run unit, the Prometheus metrics program and its
+# units, and the static test programs.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=$1
@@ -24,5 +25,9 @@ install -m 755 "$root/guest/debian/vmrun-guest" "$dir/usr/local/sbin/vmrun-guest
 install -m 644 "$root/guest/debian/vmrun.service" "$dir/etc/systemd/system/vmrun.service"
 mkdir -p "$dir/etc/systemd/system/default.target.wants"
 ln -sf /etc/systemd/system/vmrun.service "$dir/etc/systemd/system/default.target.wants/vmrun.service"
+# The Prometheus metrics of userspace/prometheus, not enabled.
+install -m 755 "$root/userspace/prometheus/negative-dentry-metrics" "$dir/usr/local/sbin/"
+install -m 644 "$root/userspace/prometheus/negative-dentry-metrics.service" \
+	"$root/userspace/prometheus/negative-dentry-metrics.timer" "$dir/etc/systemd/system/"
 shift
 [ $# -eq 0 ] || install -m 755 "$@" "$dir/usr/local/bin/"

@@ -45,6 +45,7 @@ rsync make deb: headers_install of the linux-headers package
 kmod make deb: depmod of the packaged modules
 stress-ng the stress suite's load, staged into the busybox guest
 gdb make insn-trace: single-stepping the guests through QEMU's gdb stub
+prometheus promtool, for tests/prometheus: the metrics file and the alert rules
 EOF
 }
 
