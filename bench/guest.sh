@@ -19,6 +19,9 @@ work=$TESTFS/bench
 
 emit() { echo "bench $*"; }
 negatives() { cut -f5 /proc/sys/fs/dentry-state; }
+dentries() { cut -f1 /proc/sys/fs/dentry-state; }
+# slab_bytes CGROUP: its reclaimable slab (dentries, inodes), in bytes
+slab_bytes() { sed -n 's/^slab_reclaimable //p' "$cg/$1/memory.stat"; }
 now_ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
 # run CGROUP COMMAND...: run a command inside a cgroup
 run() { (echo 0 >"$cg/$1/cgroup.procs" && shift && exec "$@"); }
@@ -111,6 +114,42 @@ for row in $rows; do
 	limits 0 contend max
 done
 rmdir $cg/contend
+
+echo "progress: temp-file churn"
+# Files created, closed and unlinked under new names, as programs make
+# temporary files: each unlink leaves a negative dentry, unless
+# fs.dentry-negative=1 (Linux 6.13's, the first patch of our series)
+# frees it. Rows: the base kernel; ours without limits (off), with
+# fs.dentry-negative=1 (drop), with the limits armed and not reached
+# (armed), both (both), and a cgroup limit of 1000 bounding them (max-1000).
+# Then the negative dentries, dentries and slab the run left.
+mkdir $cg/tmpfiles
+if ours; then rows="off drop armed both max-1000"; else rows=base; fi
+for row in $rows; do
+	case $row in
+	drop | both) echo 1 >/proc/sys/fs/dentry-negative ;;
+	esac
+	case $row in
+	armed | both) limits $ARMED_DIR_MAX tmpfiles $ARMED_MAX ;;
+	max-1000) limits 0 tmpfiles 1000 ;;
+	esac
+	mkdir -p $work/tmp-$row-warm $work/tmp-$row
+	run tmpfiles nd_bench rate tmp $work/tmp-$row-warm 1000 0.2 1 >/dev/null
+	fresh
+	negs=$(negatives) dents=$(dentries) slab=$(slab_bytes tmpfiles)
+	emit tmpfiles $row pairs_per_s \
+		"$(run tmpfiles nd_bench rate tmp $work/tmp-$row 1000 $SECS 1)"
+	emit tmpfiles $row negatives $(($(negatives) - negs))
+	emit tmpfiles $row dentries $(($(dentries) - dents))
+	emit tmpfiles $row slab_kib $((($(slab_bytes tmpfiles) - slab) / 1024))
+	if ours; then
+		emit tmpfiles $row current \
+			"$(cat $cg/tmpfiles/memory.negative_dentry.current)"
+		echo 0 >/proc/sys/fs/dentry-negative
+		limits 0 tmpfiles max
+	fi
+done
+rmdir $cg/tmpfiles
 
 echo "progress: hash-chain pollution"
 mkdir $cg/victim

@@ -42,6 +42,9 @@ SCENARIOS = {
     "contention": "Contention: positive lookups in a directory while the "
                   "other CPU adds and frees its children (churn: files "
                   "created and unlinked open; create: new negatives)",
+    "tmpfiles": "Temp-file churn: files created, closed and unlinked under "
+                "new names; what one run leaves (drop: fs.dentry-negative=1; "
+                "both: that and the limits armed)",
 }
 ICOUNT_SCENARIOS = {
     "icount": "Path lengths: operations a second under the instruction "
@@ -53,7 +56,7 @@ ICOUNT_OPS = ("positive", "negative", "create", "file", "rename", "unlink",
 # The base-kernel row each row of ours compares with.
 BASE_ROW = {"lookup": "base", "pollution": "unlimited", "storm": "unlimited",
             "flip": "quiet", "runaway": "unlimited", "pays": "unlimited",
-            "icount": "base", "contention": "base"}
+            "icount": "base", "contention": "base", "tmpfiles": "base"}
 # The runaway row the plot draws for ours.
 PLOT_ROW = "max-10000"
 

@@ -10,7 +10,10 @@
  *	missing names, cached by a first pass; create: new missing names,
  *	each making a negative dentry. file: create new files (open, close).
  *	churn: create new files and unlink each while it is open, so that
- *	its dentry is freed at close: children of DIR come and go.
+ *	its dentry is freed at close: children of DIR come and go. tmp:
+ *	create new files, close each and unlink it, the churn of temporary
+ *	files: each leaves a negative dentry, or none under
+ *	fs.dentry-negative=1; prints create+unlink pairs a second.
  *	rename: rename the N files (file<k> to moved<k> and back). unlink:
  *	unlink the N files, until SECONDS or none is left. The N files are
  *	DIR/file0 .. file<N-1> (nd_bench files) and the threads share them:
@@ -141,6 +144,14 @@ static void *rate_thread(void *arg)
 			if (fd < 0 || unlink(path))
 				die(path);
 			close(fd);
+			continue;
+		}
+		if (!strcmp(r->mode, "tmp")) {
+			snprintf(path, sizeof(path), "%s/tmp-%d-%ld", r->dir,
+				 r->id, i);
+			make_file(path);
+			if (unlink(path))
+				die(path);
 			continue;
 		}
 		if (!strcmp(r->mode, "file")) {
