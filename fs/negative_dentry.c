@@ -1,29 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Negative dentry limits: the reclaim engine and the per-directory limit.
+ * Negative dentry limits: the per-directory limit, and what it shares with
+ * the per-cgroup one.
  *
  * fs.dentry-dir-max bounds the negative children of each directory. The
  * final dput() of a negative dentry in a directory that seems over the
  * limit, or an unlink that leaves one on the LRU there, queues the
- * directory for negative_dir_work. That counts the
- * children, which also refreshes the estimate of positive ones the check
- * relies on, and, if the directory is indeed over, trims its cold negative
- * children to the limit less a margin, a bounded number per run. Past
+ * directory for negative_dir_work. That counts the children, which also
+ * refreshes the estimate of positive ones the check relies on, and, if the
+ * directory is indeed over, trims its cold negative children to the limit
+ * less a margin, a bounded number per run. Past
  * negative_dentry_kill_threshold() the final dput() kills the dentry
- * instead. memory.negative_dentry.max (mm/memcg_negative_dentry.c) drives
- * the same engine through negative_dentry_reclaim_shrinker().
+ * instead. The verdicts on a dentry and its disposal are fs/dcache.c's;
+ * memory.negative_dentry.max (mm/memcg_negative_dentry.c) uses them too,
+ * through fs/negative_dentry_lru.c. Both limits share what is here besides:
+ * the static key, the workqueue, the totals and their debugfs directory.
  *
  * A queued directory is pinned. So that no reference survives into umount
  * or a remount read-only, negative_dentry_quiesce() drops the queued
  * directories of a superblock, and waits for the one being worked on.
  *
- * Reclaim never works on a frozen filesystem: killing a dentry may be the
- * final iput() of an unlinked directory, which waits for the thaw, and the
- * thaw waits for the s_umount that reclaim holds. Checked under s_umount,
- * since freezing takes it exclusively. The worker drops a directory's
- * last reference outside negative_dirs_mutex and s_umount, so that such an
- * iput() on a frozen filesystem holds up neither the thaw nor the umount
- * of another filesystem.
+ * Reclaim never works on a frozen filesystem (negative_dentry_lock_sb()).
+ * The worker drops a directory's last reference outside
+ * negative_dirs_mutex and s_umount, so that the final iput() of an
+ * unlinked directory on a frozen filesystem, which waits for the thaw,
+ * holds up neither the thaw nor the umount of another filesystem.
  */
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
@@ -31,13 +32,12 @@
 #include <linux/jump_label_ratelimit.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
-#include <linux/wait_bit.h>
 #include <linux/sched.h>
-#include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/sysctl.h>
+#include <linux/wait_bit.h>
 #include <linux/workqueue.h>
 
 #include "internal.h"
@@ -48,9 +48,6 @@
 
 /* Smaller values of fs.dentry-dir-max would make directories churn. */
 #define DENTRY_DIR_MAX_MIN	256
-
-/* Children or LRU entries looked at while holding a lock. */
-#define NEGATIVE_DENTRY_BATCH	128
 
 DEFINE_STATIC_KEY_DEFERRED_FALSE(negative_dentry_limits, HZ);
 struct workqueue_struct *negative_dentry_wq __ro_after_init;
@@ -104,22 +101,6 @@ static long negative_dir_excess(long negatives, long limit)
 	return max(negatives - negative_dentry_target(limit), 0L);
 }
 
-/**
- * negative_dentry_hit - mark a negative dentry found under RCU referenced
- * @dentry: the dentry; the lookup holds no reference, only rcu_read_lock()
- *
- * Best effort, as the lookup that found it may not wait: only an
- * uncontended d_lock is taken.
- */
-void negative_dentry_hit(struct dentry *dentry)
-{
-	if (!spin_trylock(&dentry->d_lock))
-		return;
-	if (d_is_negative(dentry) && (dentry->d_flags & DCACHE_LRU_LIST))
-		dentry->d_flags |= DCACHE_REFERENCED;
-	spin_unlock(&dentry->d_lock);
-}
-
 /* Queue the directory of @dentry if it exceeds @limit; its negatives. */
 static long negative_dentry_dir_check(struct dentry *dentry, long limit)
 {
@@ -150,32 +131,33 @@ void negative_dentry_unlinked(struct dentry *dentry)
 }
 
 /**
- * negative_dentry_kill - should the final dput() kill this negative dentry?
+ * negative_dentry_dir_kill - does the directory limit say to kill a dentry?
  * @dentry: negative, locked, unused, about to be added to the LRU
- * @memcg: the memcg of @dentry's slab object, or NULL; the caller holds
- *	rcu_read_lock()
  *
  * Queues the directory of @dentry for reclaim if it exceeds
- * fs.dentry-dir-max, as @dentry is kept there or counted as killed.
+ * fs.dentry-dir-max, whatever becomes of @dentry.
  *
- * Return: true if its directory or its cgroup is far over its limit, in
- * which case the kill is counted.
+ * Return: true if the directory is far over the limit, so that the final
+ * dput() should kill @dentry rather than keep it.
  */
-bool negative_dentry_kill(struct dentry *dentry, struct mem_cgroup *memcg)
+bool negative_dentry_dir_kill(struct dentry *dentry)
 {
 	long limit = READ_ONCE(dentry_dir_max);
-	bool dir_limit = false;
 
-	if (limit && !IS_ROOT(dentry))
-		dir_limit = negative_dentry_dir_check(dentry, limit) >=
-			    negative_dentry_kill_threshold(limit);
-	if (!dir_limit && !memcg_negative_dentry_over_kill(memcg))
-		return false;
+	return limit && !IS_ROOT(dentry) &&
+	       negative_dentry_dir_check(dentry, limit) >=
+	       negative_dentry_kill_threshold(limit);
+}
 
+/**
+ * negative_dentry_killed - count a negative dentry killed on its final dput()
+ * @dentry: the dentry, locked
+ * @dir_limit: killed for its directory's limit, rather than its cgroup's
+ */
+void negative_dentry_killed(struct dentry *dentry, bool dir_limit)
+{
 	atomic_long_inc(&negative_dentry_killed_total);
-	memcg_negative_dentry_event(dentry, true);
 	trace_negative_dentry_kill(dentry, dir_limit);
-	return true;
 }
 
 /**
@@ -185,7 +167,6 @@ bool negative_dentry_kill(struct dentry *dentry, struct mem_cgroup *memcg)
 void negative_dentry_reclaimed(struct dentry *dentry)
 {
 	atomic_long_inc(&negative_dentry_reclaimed_total);
-	memcg_negative_dentry_event(dentry, false);
 }
 
 /**
@@ -200,30 +181,30 @@ void negative_dentry_reclaimed(struct dentry *dentry)
  */
 void negative_dentry_queue_dir(struct dentry *dir)
 {
-	struct negative_dir *nd;
+	struct negative_dir *ndir;
 
 	if (READ_ONCE(dir->d_flags) & DCACHE_NEGATIVE_RECLAIM)
 		return;
-	nd = kzalloc(sizeof(*nd), GFP_NOWAIT | __GFP_NOWARN);
-	if (!nd)
+	ndir = kzalloc(sizeof(*ndir), GFP_NOWAIT | __GFP_NOWARN);
+	if (!ndir)
 		return;
 	/* Parent after child inverts the lock order: only try. */
 	if (!spin_trylock(&dir->d_lock)) {
-		kfree(nd);
+		kfree(ndir);
 		return;
 	}
 	if (dir->d_lockref.count < 0 ||
 	    (dir->d_flags & DCACHE_NEGATIVE_RECLAIM)) {
 		spin_unlock(&dir->d_lock);
-		kfree(nd);
+		kfree(ndir);
 		return;
 	}
 	dir->d_flags |= DCACHE_NEGATIVE_RECLAIM;
-	nd->dir = dget_dlock(dir);
+	ndir->dir = dget_dlock(dir);
 	spin_unlock(&dir->d_lock);
 
 	spin_lock(&negative_dirs_lock);
-	list_add_tail(&nd->node, &negative_dirs);
+	list_add_tail(&ndir->node, &negative_dirs);
 	spin_unlock(&negative_dirs_lock);
 	queue_work(negative_dentry_wq, &negative_dir_work);
 }
@@ -232,26 +213,37 @@ void negative_dentry_queue_dir(struct dentry *dir)
  * Unqueue, with negative_dirs_mutex held: the cursor leaves the children.
  * The caller then drops the directory and the cursor (negative_dir_put()).
  */
-static void negative_dir_unqueue(struct negative_dir *nd)
+static void negative_dir_unqueue(struct negative_dir *ndir)
 {
-	struct dentry *dir = nd->dir;
+	struct dentry *dir = ndir->dir;
 
 	spin_lock(&dir->d_lock);
-	if (nd->cursor)
-		hlist_del_init(&nd->cursor->d_sib);
+	if (ndir->cursor)
+		hlist_del_init(&ndir->cursor->d_sib);
 	dir->d_flags &= ~DCACHE_NEGATIVE_RECLAIM;
 	spin_unlock(&dir->d_lock);
 }
 
-static void negative_dir_put(struct negative_dir *nd)
+static void negative_dir_put(struct negative_dir *ndir)
 {
-	dput(nd->cursor);
-	dput(nd->dir);
-	kfree(nd);
+	dput(ndir->cursor);
+	dput(ndir->dir);
+	kfree(ndir);
 }
 
-/* True when the superblock's s_umount is held shared and it is not frozen. */
-static bool negative_dentry_lock_sb(struct super_block *sb)
+/**
+ * negative_dentry_lock_sb - take a superblock's s_umount shared, for reclaim
+ * @sb: the superblock
+ *
+ * Reclaim must not work on a frozen filesystem: killing a dentry may be the
+ * final iput() of an unlinked directory, which waits for the thaw, and the
+ * thaw waits for the s_umount that reclaim holds. Freezing takes s_umount
+ * exclusively, so what is read under it holds until up_read().
+ *
+ * Return: true with s_umount held shared if that did not have to wait and
+ * @sb is not frozen, false with nothing held otherwise.
+ */
+bool negative_dentry_lock_sb(struct super_block *sb)
 {
 	if (!super_trylock_shared(sb))
 		return false;
@@ -262,16 +254,16 @@ static bool negative_dentry_lock_sb(struct super_block *sb)
 }
 
 /* Count the children of a queued directory again, from the first one. */
-static void negative_dir_restart(struct negative_dir *nd)
+static void negative_dir_restart(struct negative_dir *ndir)
 {
-	spin_lock(&nd->dir->d_lock);
-	hlist_del_init(&nd->cursor->d_sib);
-	spin_unlock(&nd->dir->d_lock);
-	nd->positives = 0;
-	nd->negatives = 0;
-	nd->to_reclaim = 0;
-	nd->reclaimed = 0;
-	nd->passes = 0;
+	spin_lock(&ndir->dir->d_lock);
+	hlist_del_init(&ndir->cursor->d_sib);
+	spin_unlock(&ndir->dir->d_lock);
+	ndir->positives = 0;
+	ndir->negatives = 0;
+	ndir->to_reclaim = 0;
+	ndir->reclaimed = 0;
+	ndir->passes = 0;
 }
 
 /*
@@ -282,9 +274,9 @@ static void negative_dir_restart(struct negative_dir *nd)
  *
  * Return: true when the directory is done with, false to come back to it.
  */
-static bool negative_dir_reclaim(struct negative_dir *nd, long *budget)
+static bool negative_dir_reclaim(struct negative_dir *ndir, long *budget)
 {
-	struct dentry *dir = nd->dir;
+	struct dentry *dir = ndir->dir;
 	struct super_block *sb = dir->d_sb;
 	long limit = READ_ONCE(dentry_dir_max);
 	long scanned = 0, reclaimed = 0;
@@ -292,56 +284,58 @@ static bool negative_dir_reclaim(struct negative_dir *nd, long *budget)
 
 	if (!limit || d_unlinked(dir) || !negative_dentry_lock_sb(sb))
 		return true;
-	if (!nd->cursor) {
+	if (!ndir->cursor) {
 		/*
 		 * Without room for the estimate, every child would seem
 		 * negative: every new one would be killed, and each kill
 		 * would queue another count of all the children.
 		 */
 		d_npositive_make_room(dir);
-		nd->cursor = d_alloc_cursor(dir);
+		ndir->cursor = d_alloc_cursor(dir);
 	}
-	if (!nd->cursor)
+	if (!ndir->cursor)
 		done = true;
 
 	while (!done && *budget > 0) {
 		struct d_negative_scan scan = {
 			.nr_to_scan = min(*budget, NEGATIVE_DENTRY_BATCH),
-			.nr_to_reclaim = nd->to_reclaim,
-			.age = nd->passes > 0,
+			.nr_to_reclaim = ndir->to_reclaim,
+			.age = ndir->passes > 0,
 		};
-		long n = d_negative_scan_dir(dir, nd->cursor, &scan);
+		long n = d_negative_scan_dir(dir, ndir->cursor, &scan);
 
 		*budget -= scan.scanned;
 		scanned += scan.scanned;
 		reclaimed += n;
-		if (!nd->to_reclaim) {
-			nd->positives += scan.positives;
-			nd->negatives += scan.negatives;
+		if (!ndir->to_reclaim) {
+			ndir->positives += scan.positives;
+			ndir->negatives += scan.negatives;
 			if (scan.end) {
 				unsigned int children;
 
 				spin_lock(&dir->d_lock);
-				d_set_npositive(dir, min_t(long, nd->positives,
+				d_set_npositive(dir, min_t(long, ndir->positives,
 							   UINT_MAX));
 				children = dir->d_nchildren;
 				spin_unlock(&dir->d_lock);
 				trace_negative_dentry_dir_count(dir, children,
-								nd->positives,
-								nd->negatives);
-				nd->to_reclaim = negative_dir_excess(nd->negatives,
-								     limit);
-				done = !nd->to_reclaim;
+								ndir->positives,
+								ndir->negatives);
+				ndir->to_reclaim =
+					negative_dir_excess(ndir->negatives,
+							    limit);
+				done = !ndir->to_reclaim;
 			}
 		} else {
-			nd->to_reclaim -= n;
-			nd->reclaimed += n;
+			ndir->to_reclaim -= n;
+			ndir->reclaimed += n;
 			/*
 			 * The first pass spares hot negative children, the
 			 * second ages them: the next episode takes them
 			 * unless they are looked up again.
 			 */
-			if (nd->to_reclaim <= 0 || (scan.end && ++nd->passes >= 2))
+			if (ndir->to_reclaim <= 0 ||
+			    (scan.end && ++ndir->passes >= 2))
 				done = true;
 		}
 		/*
@@ -349,9 +343,9 @@ static bool negative_dir_reclaim(struct negative_dir *nd, long *budget)
 		 * they stopped queueing the directory while it was queued:
 		 * count again while it seems over and trimming gets somewhere.
 		 */
-		if (done && nd->reclaimed &&
+		if (done && ndir->reclaimed &&
 		    d_nnegative_estimate(dir) > limit) {
-			negative_dir_restart(nd);
+			negative_dir_restart(ndir);
 			done = false;
 		}
 		cond_resched();
@@ -363,43 +357,43 @@ static bool negative_dir_reclaim(struct negative_dir *nd, long *budget)
 
 static struct negative_dir *negative_dir_pop(void)
 {
-	struct negative_dir *nd;
+	struct negative_dir *ndir;
 
 	spin_lock(&negative_dirs_lock);
-	nd = list_first_entry_or_null(&negative_dirs, struct negative_dir,
-				      node);
-	if (nd)
-		list_del_init(&nd->node);
+	ndir = list_first_entry_or_null(&negative_dirs, struct negative_dir,
+					node);
+	if (ndir)
+		list_del_init(&ndir->node);
 	spin_unlock(&negative_dirs_lock);
-	return nd;
+	return ndir;
 }
 
 static void negative_dir_workfn(struct work_struct *work)
 {
 	long budget = NEGATIVE_DENTRY_RUN_BUDGET;
-	struct negative_dir *nd;
+	struct negative_dir *ndir;
 	bool more;
 
 	while (budget > 0) {
 		mutex_lock(&negative_dirs_mutex);
-		nd = negative_dir_pop();
-		if (!nd) {
+		ndir = negative_dir_pop();
+		if (!ndir) {
 			mutex_unlock(&negative_dirs_mutex);
 			return;
 		}
-		if (!negative_dir_reclaim(nd, &budget)) {
+		if (!negative_dir_reclaim(ndir, &budget)) {
 			spin_lock(&negative_dirs_lock);
-			list_add_tail(&nd->node, &negative_dirs);
+			list_add_tail(&ndir->node, &negative_dirs);
 			spin_unlock(&negative_dirs_lock);
 			mutex_unlock(&negative_dirs_mutex);
 			cond_resched();
 			continue;
 		}
-		negative_dir_unqueue(nd);
+		negative_dir_unqueue(ndir);
 		/* The quiesce of this superblock waits for the put. */
-		WRITE_ONCE(negative_dir_putting, nd->dir->d_sb);
+		WRITE_ONCE(negative_dir_putting, ndir->dir->d_sb);
 		mutex_unlock(&negative_dirs_mutex);
-		negative_dir_put(nd);
+		negative_dir_put(ndir);
 		WRITE_ONCE(negative_dir_putting, NULL);
 		/* Order the store before the waiters' check (wake_up_var()). */
 		smp_mb();
@@ -425,74 +419,22 @@ static void negative_dir_workfn(struct work_struct *work)
  */
 void negative_dentry_quiesce(struct super_block *sb)
 {
-	struct negative_dir *nd, *next;
+	struct negative_dir *ndir, *next;
 	LIST_HEAD(release);
 
 	mutex_lock(&negative_dirs_mutex);
 	spin_lock(&negative_dirs_lock);
-	list_for_each_entry_safe(nd, next, &negative_dirs, node)
-		if (nd->dir->d_sb == sb)
-			list_move(&nd->node, &release);
+	list_for_each_entry_safe(ndir, next, &negative_dirs, node)
+		if (ndir->dir->d_sb == sb)
+			list_move(&ndir->node, &release);
 	spin_unlock(&negative_dirs_lock);
-	list_for_each_entry(nd, &release, node)
-		negative_dir_unqueue(nd);
+	list_for_each_entry(ndir, &release, node)
+		negative_dir_unqueue(ndir);
 	mutex_unlock(&negative_dirs_mutex);
-	list_for_each_entry_safe(nd, next, &release, node)
-		negative_dir_put(nd);
+	list_for_each_entry_safe(ndir, next, &release, node)
+		negative_dir_put(ndir);
 	wait_var_event(&negative_dir_putting,
 		       READ_ONCE(negative_dir_putting) != sb);
-}
-
-/**
- * negative_dentry_reclaim_shrinker - reclaim from the superblock of a shrinker
- * @shrinker: a shrinker holding objects of @arg's cgroup on @arg's node
- * @arg: the &struct negative_dentry_reclaim pass
- *
- * The per-cgroup limit walks the shrinkers a cgroup has objects on, rather
- * than every superblock, and calls this for each: if @shrinker is a
- * superblock's, make one pass, oldest first, over that superblock's dentry
- * LRU list of the cgroup and node, leaving the positive dentries where
- * they were. The caller's first round over all the lists spares hot
- * negative dentries; only if it fell short does a second round age them,
- * so that the cold ones of every list go first.
- *
- * Return: false once the pass has reclaimed enough or spent its budget.
- */
-bool negative_dentry_reclaim_shrinker(struct shrinker *shrinker, void *arg)
-{
-	struct negative_dentry_reclaim *nr = arg;
-	struct super_block *sb = super_from_shrinker(shrinker);
-	unsigned long left;
-	LIST_HEAD(parked);
-
-	if (!sb || !negative_dentry_lock_sb(sb))
-		return true;
-	nr->stopped = false;
-	left = list_lru_count_one(&sb->s_dentry_lru, nr->nid, nr->memcg);
-	while (left && !nr->stopped && nr->reclaimed < nr->nr_to_reclaim &&
-	       nr->budget > 0) {
-		unsigned long batch = min3(left, (unsigned long)nr->budget,
-					   (unsigned long)NEGATIVE_DENTRY_BATCH);
-		long scanned = nr->scanned;
-
-		nr->reclaimed += d_negative_reclaim_lru(sb, nr, batch, &parked);
-		scanned = nr->scanned - scanned;
-		nr->budget -= scanned;
-		left -= min_t(unsigned long, left, scanned);
-		if (scanned < batch)
-			break;
-		cond_resched();
-	}
-	/*
-	 * The positive dentries walked over keep their places, unless the
-	 * budget ran out short of both the quota and the end of the list:
-	 * the next run would then find them in its way and get no further,
-	 * so they go to the tail, as rotated, for it to get past them.
-	 */
-	d_negative_putback(&parked, left && nr->budget <= 0 && !nr->stopped &&
-			   nr->reclaimed < nr->nr_to_reclaim);
-	up_read(&sb->s_umount);
-	return nr->reclaimed < nr->nr_to_reclaim && nr->budget > 0;
 }
 
 /*
@@ -575,19 +517,39 @@ static int negative_dentry_limits_get(void *data, u64 *val)
 DEFINE_DEBUGFS_ATTRIBUTE(negative_dentry_limits_fops,
 			 negative_dentry_limits_get, NULL, "%llu\n");
 
+/**
+ * negative_dentry_debugfs_dir - the debugfs directory of the limits
+ *
+ * For the files of both limits: negative_dentry/ in debugfs, made by the
+ * first caller. Only called at boot, one initcall after the other.
+ *
+ * Return: the directory, or an error pointer debugfs takes as a parent.
+ */
+struct dentry * __init negative_dentry_debugfs_dir(void)
+{
+	static struct dentry *dir __initdata;
+
+	if (!dir)
+		dir = debugfs_create_dir("negative_dentry", NULL);
+	return dir;
+}
+
 static int __init negative_dentry_init(void)
 {
+	struct dentry *dir;
+
 	negative_dentry_wq = alloc_workqueue("negative_dentry", WQ_UNBOUND, 0);
 	if (!negative_dentry_wq)
 		return -ENOMEM;
 	register_sysctl_init("fs", negative_dentry_sysctls);
-	debugfs_create_file_unsafe("negative_dentry_reclaimed", 0444, NULL,
+	dir = negative_dentry_debugfs_dir();
+	debugfs_create_file_unsafe("reclaimed", 0444, dir,
 				   &negative_dentry_reclaimed_total,
 				   &negative_dentry_total_fops);
-	debugfs_create_file_unsafe("negative_dentry_killed", 0444, NULL,
+	debugfs_create_file_unsafe("killed", 0444, dir,
 				   &negative_dentry_killed_total,
 				   &negative_dentry_total_fops);
-	debugfs_create_file_unsafe("negative_dentry_limits", 0444, NULL, NULL,
+	debugfs_create_file_unsafe("limits", 0444, dir, NULL,
 				   &negative_dentry_limits_fops);
 	return 0;
 }
@@ -596,5 +558,4 @@ fs_initcall(negative_dentry_init);
 #ifdef CONFIG_NEGATIVE_DENTRY_KUNIT_TEST
 #include "tests/negative_dentry_kunit.c"
 #include "tests/negative_dentry_evict_kunit.c"
-#include "tests/negative_dentry_lru_kunit.c"
 #endif

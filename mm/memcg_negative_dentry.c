@@ -13,7 +13,7 @@
  * Over its limit, a cgroup's reclaim work takes the unused, cold negative
  * dentries of the cgroup and its descendants from their own LRU lists, on
  * the superblocks the shrinker maps name, down to the limit less a margin
- * (fs/negative_dentry.c has the engine). When a cgroup is removed, its
+ * (fs/negative_dentry_lru.c walks the lists). When a cgroup is removed, its
  * dentries are spliced to its parent's lists and a drain work reclaims the
  * negative ones, so that rmdir does not wait for them. The drain first
  * adds the removed cgroup's waiting changes to its ancestors: from then on
@@ -26,17 +26,19 @@
 #include <linux/error-injection.h>
 #include <linux/memcontrol.h>
 #include <linux/negative_dentry.h>
+#include <linux/negative_dentry_lru.h>
 #include <linux/percpu.h>
+#include <linux/sched.h>
 #include <linux/seq_buf.h>
 #include <linux/seq_file.h>
-#include <linux/sched.h>
-#include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/task_work.h>
-#include <trace/events/negative_dentry.h>
 
-#include "slab.h"
+#include "internal.h"
+
+#define CREATE_TRACE_POINTS
+#include <trace/events/negative_dentry_memcg.h>
 
 /*
  * Changes wait per cpu until there are this many, or fewer near a limit
@@ -44,9 +46,9 @@
  */
 #define NEGATIVE_DENTRY_CHARGE_BATCH	32
 
-static struct mem_cgroup *nd_memcg(struct memcg_negative_dentry *nd)
+static struct mem_cgroup *mnd_memcg(struct memcg_negative_dentry *mnd)
 {
-	return container_of(nd, struct mem_cgroup, negative_dentry);
+	return container_of(mnd, struct mem_cgroup, negative_dentry);
 }
 
 /*
@@ -103,16 +105,21 @@ static bool negative_dentry_charge(struct mem_cgroup *memcg, long nr)
 
 	for (; memcg && !mem_cgroup_is_root(memcg);
 	     memcg = parent_mem_cgroup(memcg)) {
-		struct memcg_negative_dentry *nd = &memcg->negative_dentry;
-		long usage = atomic_long_add_return(nr, &nd->usage);
-		long max = READ_ONCE(nd->max);
+		struct memcg_negative_dentry *mnd = &memcg->negative_dentry;
+		long usage = atomic_long_add_return(nr, &mnd->usage);
+		long max = READ_ONCE(mnd->max);
 
 		if (nr > 0 && usage > max) {
-			queue_work(negative_dentry_wq, &nd->reclaim_work);
+			queue_work(negative_dentry_wq, &mnd->reclaim_work);
 			behind |= negative_dentry_behind(usage, max);
 		}
 		if (max != LONG_MAX) {
 			limit = min(limit, max);
+			/*
+			 * A cpu's batch of uncharges can reach @usage before
+			 * another's batch of the charges they undo: below
+			 * zero, there is just the whole limit left.
+			 */
 			headroom = min(headroom, max - max(usage, 0L));
 		}
 	}
@@ -191,6 +198,11 @@ static long negative_dentry_usage(struct mem_cgroup *memcg)
 	css_for_each_descendant_pre(css, &memcg->css)
 		usage += negative_dentry_pending(mem_cgroup_from_css(css));
 	rcu_read_unlock();
+	/*
+	 * The sum is read while changes move from the cpus into @usage: a
+	 * batch that moves after @usage was read and before its cpu is read
+	 * is missed, so a count near zero can read below it for a moment.
+	 */
 	return max(usage, 0L);
 }
 
@@ -204,6 +216,10 @@ static long negative_dentry_usage_approx(struct mem_cgroup *memcg)
 {
 	long usage = atomic_long_read(&memcg->negative_dentry.usage);
 
+	/*
+	 * A descendant's uncharges can reach @usage while the charges they
+	 * undo still wait on its cpus: then the sum can be below zero.
+	 */
 	return max(usage + negative_dentry_pending(memcg), 0L);
 }
 
@@ -242,10 +258,10 @@ bool memcg_negative_dentry_over_kill(struct mem_cgroup *memcg)
 {
 	for (; memcg && !mem_cgroup_is_root(memcg);
 	     memcg = parent_mem_cgroup(memcg)) {
-		struct memcg_negative_dentry *nd = &memcg->negative_dentry;
-		long max = READ_ONCE(nd->max);
+		struct memcg_negative_dentry *mnd = &memcg->negative_dentry;
+		long max = READ_ONCE(mnd->max);
 
-		if (max != LONG_MAX && atomic_long_read(&nd->usage) >=
+		if (max != LONG_MAX && atomic_long_read(&mnd->usage) >=
 		    negative_dentry_kill_threshold(max))
 			return true;
 	}
@@ -254,51 +270,16 @@ bool memcg_negative_dentry_over_kill(struct mem_cgroup *memcg)
 
 /**
  * memcg_negative_dentry_event - count a reclaimed or killed negative dentry
- * @dentry: the dentry, locked
+ * @memcg: the memcg of the dentry's slab object, or NULL; the caller holds
+ *	rcu_read_lock()
  * @killed: killed on its final dput(), not reclaimed
  */
-void memcg_negative_dentry_event(struct dentry *dentry, bool killed)
+void memcg_negative_dentry_event(struct mem_cgroup *memcg, bool killed)
 {
-	struct mem_cgroup *memcg;
-
-	rcu_read_lock();
-	for (memcg = mem_cgroup_from_slab_obj(dentry);
-	     memcg && !mem_cgroup_is_root(memcg);
+	for (; memcg && !mem_cgroup_is_root(memcg);
 	     memcg = parent_mem_cgroup(memcg))
 		atomic_long_inc(killed ? &memcg->negative_dentry.killed :
 					 &memcg->negative_dentry.reclaimed);
-	rcu_read_unlock();
-}
-
-/**
- * mem_cgroup_slab_obj_reparented - was the object charged to a removed cgroup?
- * @p: a slab object
- *
- * Return: true if @p is charged to an objcg that its memcg reparented when
- * it went offline, false if it is charged to a live memcg or to none.
- */
-bool mem_cgroup_slab_obj_reparented(void *p)
-{
-	struct slab *slab = virt_to_slab(p);
-	struct slabobj_ext *obj_exts;
-	struct obj_cgroup *objcg;
-	bool reparented;
-
-	obj_exts = slab ? slab_obj_exts(slab) : NULL;
-	if (!obj_exts)
-		return false;
-	objcg = obj_exts[obj_to_index(slab->slab_cache, slab, p)].objcg;
-	if (!objcg)
-		return false;
-	rcu_read_lock();
-	reparented = rcu_access_pointer(obj_cgroup_memcg(objcg)->objcg) != objcg;
-	rcu_read_unlock();
-	return reparented;
-}
-
-static bool negative_dentry_reclaim_done(struct negative_dentry_reclaim *nr)
-{
-	return nr->reclaimed >= nr->nr_to_reclaim || nr->budget <= 0;
 }
 
 /*
@@ -306,25 +287,16 @@ static bool negative_dentry_reclaim_done(struct negative_dentry_reclaim *nr)
  * true when the reclaim is done.
  */
 static bool negative_dentry_reclaim_pass(struct mem_cgroup *root,
-					 struct negative_dentry_reclaim *nr)
+					 struct negative_dentry_reclaim *sc)
 {
 	struct mem_cgroup *memcg = mem_cgroup_iter(root, NULL, NULL);
 
 	do {
-		int nid;
-
 		/* An offline memcg's lists are its parent's. */
 		if (!mem_cgroup_online(memcg))
 			continue;
-		nr->memcg = memcg;
-		for_each_node(nid) {
-			nr->nid = nid;
-			shrinker_memcg_walk(memcg, nid,
-					    negative_dentry_reclaim_shrinker, nr);
-			if (negative_dentry_reclaim_done(nr))
-				break;
-		}
-		if (negative_dentry_reclaim_done(nr)) {
+		sc->memcg = memcg;
+		if (negative_dentry_reclaim_memcg(memcg, sc)) {
 			mem_cgroup_iter_break(root, memcg);
 			return true;
 		}
@@ -339,13 +311,13 @@ static bool negative_dentry_reclaim_pass(struct mem_cgroup *root,
  * looked up again) while taking what is cold.
  */
 static void negative_dentry_reclaim_subtree(struct mem_cgroup *root,
-					    struct negative_dentry_reclaim *nr)
+					    struct negative_dentry_reclaim *sc)
 {
-	nr->age = false;
-	if (negative_dentry_reclaim_pass(root, nr))
+	sc->age = false;
+	if (negative_dentry_reclaim_pass(root, sc))
 		return;
-	nr->age = true;
-	negative_dentry_reclaim_pass(root, nr);
+	sc->age = true;
+	negative_dentry_reclaim_pass(root, sc);
 }
 
 /* At most this many negative dentries a task reclaims on one return. */
@@ -368,17 +340,17 @@ static void negative_dentry_task_reclaim(struct callback_head *cb)
 	     iter = parent_mem_cgroup(iter)) {
 		long max = READ_ONCE(iter->negative_dentry.max);
 		long usage = atomic_long_read(&iter->negative_dentry.usage);
-		struct negative_dentry_reclaim nr = { };
+		struct negative_dentry_reclaim sc = { };
 
 		if (max == LONG_MAX || !negative_dentry_behind(usage, max))
 			continue;
-		nr.nr_to_reclaim = min(usage - negative_dentry_target(max),
+		sc.nr_to_reclaim = min(usage - negative_dentry_target(max),
 				       NEGATIVE_DENTRY_TASK_BATCH);
-		nr.budget = 4 * nr.nr_to_reclaim;
-		negative_dentry_reclaim_subtree(iter, &nr);
+		sc.budget = 4 * sc.nr_to_reclaim;
+		negative_dentry_reclaim_subtree(iter, &sc);
 		trace_negative_dentry_reclaim_task(cgroup_id(iter->css.cgroup),
-						   usage, nr.scanned,
-						   nr.reclaimed);
+						   usage, sc.scanned,
+						   sc.reclaimed);
 	}
 	mem_cgroup_put(memcg);
 }
@@ -425,34 +397,34 @@ static void negative_dentry_event(struct mem_cgroup *memcg)
 
 static void negative_dentry_reclaim_workfn(struct work_struct *work)
 {
-	struct memcg_negative_dentry *nd =
+	struct memcg_negative_dentry *mnd =
 		container_of(work, struct memcg_negative_dentry, reclaim_work);
-	struct mem_cgroup *memcg = nd_memcg(nd);
-	struct negative_dentry_reclaim nr = {
+	struct mem_cgroup *memcg = mnd_memcg(mnd);
+	struct negative_dentry_reclaim sc = {
 		.budget = NEGATIVE_DENTRY_RUN_BUDGET,
 	};
 	long usage, max;
 
 	if (!css_tryget_online(&memcg->css))
 		return;
-	max = READ_ONCE(nd->max);
+	max = READ_ONCE(mnd->max);
 	usage = negative_dentry_usage(memcg);
 	if (usage > max) {
-		if (!nd->reclaiming) {
-			nd->reclaiming = true;
+		if (!mnd->reclaiming) {
+			mnd->reclaiming = true;
 			negative_dentry_event(memcg);
 		}
-		nr.nr_to_reclaim = usage - negative_dentry_target(max);
-		negative_dentry_reclaim_subtree(memcg, &nr);
+		sc.nr_to_reclaim = usage - negative_dentry_target(max);
+		negative_dentry_reclaim_subtree(memcg, &sc);
 		trace_negative_dentry_reclaim_memcg(cgroup_id(memcg->css.cgroup),
-						    false, usage, nr.scanned,
-						    nr.reclaimed);
+						    false, usage, sc.scanned,
+						    sc.reclaimed);
 	}
 	/* Carry on while there is more to do and the last run got somewhere. */
-	if (nr.reclaimed && nr.reclaimed < nr.nr_to_reclaim)
+	if (sc.reclaimed && sc.reclaimed < sc.nr_to_reclaim)
 		queue_work(negative_dentry_wq, work);
 	else
-		nd->reclaiming = false;
+		mnd->reclaiming = false;
 	css_put(&memcg->css);
 }
 
@@ -469,31 +441,25 @@ static void negative_dentry_reclaim_workfn(struct work_struct *work)
  */
 static void negative_dentry_drain_workfn(struct work_struct *work)
 {
-	struct memcg_negative_dentry *nd =
+	struct memcg_negative_dentry *mnd =
 		container_of(work, struct memcg_negative_dentry, drain_work);
-	struct mem_cgroup *memcg = nd_memcg(nd);
-	struct negative_dentry_reclaim nr = {
+	struct mem_cgroup *memcg = mnd_memcg(mnd);
+	struct negative_dentry_reclaim sc = {
 		.memcg = parent_mem_cgroup(memcg) ?: root_mem_cgroup,
 		.drain = true,
 		.nr_to_reclaim = LONG_MAX,
 		.budget = NEGATIVE_DENTRY_RUN_BUDGET,
 	};
-	int nid;
 
 	if (!negative_dentry_usage(memcg))
 		goto done;
-	for_each_node(nid) {
-		nr.nid = nid;
-		shrinker_memcg_walk(memcg, nid, negative_dentry_reclaim_shrinker,
-				    &nr);
-		if (nr.budget <= 0)
-			break;
-	}
+	/* On the superblocks its own maps name, from its parent's lists. */
+	negative_dentry_reclaim_memcg(memcg, &sc);
 	trace_negative_dentry_reclaim_memcg(cgroup_id(memcg->css.cgroup), true,
 					    negative_dentry_usage(memcg),
-					    nr.scanned, nr.reclaimed);
+					    sc.scanned, sc.reclaimed);
 	/* Out of budget: run again, still holding the css. */
-	if (nr.budget <= 0 && nr.reclaimed) {
+	if (sc.budget <= 0 && sc.reclaimed) {
 		queue_work(negative_dentry_wq, work);
 		return;
 	}
@@ -514,16 +480,16 @@ done:
  */
 int memcg_negative_dentry_init(struct mem_cgroup *memcg)
 {
-	struct memcg_negative_dentry *nd = &memcg->negative_dentry;
+	struct memcg_negative_dentry *mnd = &memcg->negative_dentry;
 
-	nd->pending = alloc_percpu_gfp(long, GFP_KERNEL_ACCOUNT);
-	if (!nd->pending)
+	mnd->pending = alloc_percpu_gfp(long, GFP_KERNEL_ACCOUNT);
+	if (!mnd->pending)
 		return -ENOMEM;
-	nd->max = LONG_MAX;
+	mnd->max = LONG_MAX;
 	/* Sized at the first change, by the limits above. */
-	nd->batch = 1;
-	INIT_WORK(&nd->reclaim_work, negative_dentry_reclaim_workfn);
-	INIT_WORK(&nd->drain_work, negative_dentry_drain_workfn);
+	mnd->batch = 1;
+	INIT_WORK(&mnd->reclaim_work, negative_dentry_reclaim_workfn);
+	INIT_WORK(&mnd->drain_work, negative_dentry_drain_workfn);
 	return 0;
 }
 ALLOW_ERROR_INJECTION(memcg_negative_dentry_init, ERRNO);
@@ -605,12 +571,12 @@ void memcg_negative_dentry_reset(struct mem_cgroup *memcg)
  */
 void memcg_negative_dentry_free(struct mem_cgroup *memcg)
 {
-	struct memcg_negative_dentry *nd = &memcg->negative_dentry;
+	struct memcg_negative_dentry *mnd = &memcg->negative_dentry;
 
 	/* No limit left to queue reclaim of @memcg, then no reclaim. */
 	negative_dentry_set_max(memcg, LONG_MAX);
 	negative_dentry_flush(memcg);
-	cancel_work_sync(&nd->reclaim_work);
+	cancel_work_sync(&mnd->reclaim_work);
 }
 
 /**
@@ -629,7 +595,7 @@ void memcg_negative_dentry_exit(struct mem_cgroup *memcg)
  */
 void memcg_negative_dentry_stat(struct mem_cgroup *memcg, struct seq_buf *s)
 {
-	struct memcg_negative_dentry *nd = &memcg->negative_dentry;
+	struct memcg_negative_dentry *mnd = &memcg->negative_dentry;
 
 	if (mem_cgroup_is_root(memcg))
 		return;
@@ -641,9 +607,9 @@ void memcg_negative_dentry_stat(struct mem_cgroup *memcg, struct seq_buf *s)
 	seq_buf_printf(s, "negative_dentries %ld\n",
 		       negative_dentry_usage_approx(memcg));
 	seq_buf_printf(s, "negative_dentry_reclaimed %ld\n",
-		       atomic_long_read(&nd->reclaimed));
+		       atomic_long_read(&mnd->reclaimed));
 	seq_buf_printf(s, "negative_dentry_killed %ld\n",
-		       atomic_long_read(&nd->killed));
+		       atomic_long_read(&mnd->killed));
 }
 
 /*
@@ -767,8 +733,8 @@ static int __init memcg_negative_dentry_files_init(void)
 	WARN_ON(cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN,
 					  "mm/negative_dentry:dead", NULL,
 					  negative_dentry_cpu_dead) < 0);
-	debugfs_create_file_unsafe("negative_dentry_drains", 0444, NULL, NULL,
-				   &negative_dentry_drains_fops);
+	debugfs_create_file_unsafe("drains", 0444, negative_dentry_debugfs_dir(),
+				   NULL, &negative_dentry_drains_fops);
 	return 0;
 }
 subsys_initcall(memcg_negative_dentry_files_init);

@@ -6,9 +6,11 @@
  * which walks the same list, would evict the dentries behind them first.
  * The drain of a removed cgroup walks the same way. Only a run that runs
  * out of budget before it gets what it came for rotates them, so that the
- * next run gets further. Built on the filesystem of
- * negative_dentry_evict_kunit.c, in the root memcg's lists.
+ * next run gets further. On a filesystem of the tests' own, in the root
+ * memcg's lists; and where reclaim may drop the last reference of a
+ * removed directory: not on a frozen filesystem.
  */
+#include "negative_dentry_test_fs.h"
 
 #define LRU_TEST_MAX	16
 
@@ -50,17 +52,10 @@ static struct dentry *lru_test_dentry(struct kunit *test,
 				      bool positive)
 {
 	struct dentry *dentry = d_alloc_name(sb->s_root, name);
-	struct inode *inode = NULL;
 
 	KUNIT_ASSERT_NOT_NULL(test, dentry);
-	if (positive) {
-		inode = new_inode(sb);
-		KUNIT_ASSERT_NOT_NULL(test, inode);
-		inode->i_ino = get_next_ino();
-		inode->i_mode = S_IFREG | 0644;
-		inode->i_private = &evict_seen;
-	}
-	d_add(dentry, inode);
+	d_add(dentry, positive ? negtest_inode(test, sb, S_IFREG | 0644) :
+				 NULL);
 	dput(dentry);
 	return dentry;
 }
@@ -72,8 +67,8 @@ static struct dentry *lru_test_dentry(struct kunit *test,
  */
 static void reclaim_keeps_positives_in_place(struct kunit *test)
 {
-	struct super_block *sb = evict_test_mount(test);
-	struct negative_dentry_reclaim nr = {
+	struct super_block *sb = negtest_mount(test);
+	struct negative_dentry_reclaim sc = {
 		.nr_to_reclaim = 4,
 		.budget = 8,
 	};
@@ -93,9 +88,9 @@ static void reclaim_keeps_positives_in_place(struct kunit *test)
 	}
 	KUNIT_ASSERT_EQ(test, list_lru_count(&sb->s_dentry_lru), 12);
 
-	negative_dentry_reclaim_shrinker(sb->s_shrink, &nr);
-	KUNIT_EXPECT_EQ(test, nr.reclaimed, 4);
-	KUNIT_EXPECT_EQ(test, nr.scanned, 8);
+	negative_dentry_reclaim_shrinker(sb->s_shrink, &sc);
+	KUNIT_EXPECT_EQ(test, sc.reclaimed, 4);
+	KUNIT_EXPECT_EQ(test, sc.scanned, 8);
 	lru_test_expect_order(test, sb, want, 8);
 }
 
@@ -108,8 +103,8 @@ static void reclaim_keeps_positives_in_place(struct kunit *test)
  */
 static void putback_follows_what_happened_meanwhile(struct kunit *test)
 {
-	struct super_block *sb = evict_test_mount(test);
-	struct negative_dentry_reclaim nr = { .nr_to_reclaim = 1 };
+	struct super_block *sb = negtest_mount(test);
+	struct negative_dentry_reclaim sc = { .nr_to_reclaim = 1 };
 	struct dentry *p0 = lru_test_dentry(test, sb, "p0", true);
 	struct dentry *p1 = lru_test_dentry(test, sb, "p1", true);
 	struct dentry *p2 = lru_test_dentry(test, sb, "p2", true);
@@ -118,13 +113,13 @@ static void putback_follows_what_happened_meanwhile(struct kunit *test)
 	LIST_HEAD(parked);
 
 	KUNIT_ASSERT_TRUE(test, negative_dentry_lock_sb(sb));
-	KUNIT_EXPECT_EQ(test, d_negative_reclaim_lru(sb, &nr, 3, &parked), 0);
+	KUNIT_EXPECT_EQ(test, d_negative_reclaim_lru(sb, &sc, 3, &parked), 0);
 	KUNIT_EXPECT_EQ(test, list_lru_count(&sb->s_dentry_lru), 1);
 	dget(p0);
 	d_drop(p1);
 	d_negative_putback(&parked, false);
 	up_read(&sb->s_umount);
-	KUNIT_EXPECT_EQ(test, evict_seen.evicted, 1);
+	KUNIT_EXPECT_EQ(test, negtest_seen.evicted, 1);
 	KUNIT_EXPECT_EQ(test, list_lru_count(&sb->s_dentry_lru), 2);
 	dput(p0);
 	lru_test_expect_order(test, sb, want, 3);
@@ -138,8 +133,8 @@ static void putback_follows_what_happened_meanwhile(struct kunit *test)
  */
 static void reclaim_out_of_budget_gets_past_positives(struct kunit *test)
 {
-	struct super_block *sb = evict_test_mount(test);
-	struct negative_dentry_reclaim nr = {
+	struct super_block *sb = negtest_mount(test);
+	struct negative_dentry_reclaim sc = {
 		.nr_to_reclaim = 1,
 		.budget = 3,
 	};
@@ -149,20 +144,56 @@ static void reclaim_out_of_budget_gets_past_positives(struct kunit *test)
 	struct dentry *n0 = lru_test_dentry(test, sb, "n0", false);
 	struct dentry *want[] = { n0, p0, p1, p2 };
 
-	negative_dentry_reclaim_shrinker(sb->s_shrink, &nr);
-	KUNIT_EXPECT_EQ(test, nr.reclaimed, 0);
+	negative_dentry_reclaim_shrinker(sb->s_shrink, &sc);
+	KUNIT_EXPECT_EQ(test, sc.reclaimed, 0);
 	lru_test_expect_order(test, sb, want, 4);
 
-	nr.budget = 3;
-	negative_dentry_reclaim_shrinker(sb->s_shrink, &nr);
-	KUNIT_EXPECT_EQ(test, nr.reclaimed, 1);
+	sc.budget = 3;
+	negative_dentry_reclaim_shrinker(sb->s_shrink, &sc);
+	KUNIT_EXPECT_EQ(test, sc.reclaimed, 1);
 	lru_test_expect_order(test, sb, want + 1, 3);
+}
+
+/*
+ * A negative child that outlived its directory's rmdir (it was being looked
+ * up) holds the last reference of the directory. Reclaim must leave it
+ * alone while the filesystem is frozen, and take it after the thaw.
+ */
+static void reclaim_waits_for_the_thaw(struct kunit *test)
+{
+	struct super_block *sb = negtest_mount(test);
+	struct dentry *dir = negtest_mkdir(test, sb);
+	struct negative_dentry_reclaim sc = {
+		.age = true,
+		.nr_to_reclaim = 1,
+		.budget = 16,
+	};
+	struct dentry *child = d_alloc_name(dir, "missing");
+
+	KUNIT_ASSERT_NOT_NULL(test, child);
+	d_add(child, NULL);
+	dput(child);
+	negtest_remove(dir);
+	dput(dir);
+	KUNIT_ASSERT_EQ(test, list_lru_count(&sb->s_dentry_lru), 1);
+
+	KUNIT_ASSERT_EQ(test, freeze_super(sb, FREEZE_HOLDER_KERNEL), 0);
+	negative_dentry_reclaim_shrinker(sb->s_shrink, &sc);
+	KUNIT_EXPECT_EQ(test, sc.reclaimed, 0);
+	KUNIT_EXPECT_EQ(test, negtest_seen.evicted, 0);
+	KUNIT_ASSERT_EQ(test, thaw_super(sb, FREEZE_HOLDER_KERNEL), 0);
+
+	negative_dentry_reclaim_shrinker(sb->s_shrink, &sc);
+	KUNIT_EXPECT_EQ(test, sc.reclaimed, 1);
+	KUNIT_EXPECT_EQ(test, negtest_seen.evicted, 1);
+	KUNIT_EXPECT_FALSE(test, negtest_seen.frozen);
 }
 
 static struct kunit_case negative_dentry_lru_test_cases[] = {
 	KUNIT_CASE(reclaim_keeps_positives_in_place),
 	KUNIT_CASE(reclaim_out_of_budget_gets_past_positives),
 	KUNIT_CASE(putback_follows_what_happened_meanwhile),
+	KUNIT_CASE(reclaim_waits_for_the_thaw),
 	{}
 };
 

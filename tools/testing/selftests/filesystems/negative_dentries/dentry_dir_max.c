@@ -5,10 +5,11 @@
  * Run as root from a directory of a filesystem that keeps negative dentries
  * (ext4, not tmpfs), on an otherwise idle system: the tests measure the
  * system-wide negative dentry count. NEGATIVE_DENTRY_SCRATCH names a block
- * device with a filesystem the umount test may mount and unmount.
+ * device with a filesystem the umount tests may mount and unmount.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
@@ -16,7 +17,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "../../kselftest.h"
+#include "../../kselftest_harness.h"
 #include "negative_dentry_util.h"
 
 #define LIMIT		1000
@@ -32,6 +33,43 @@
 /* Wait no longer than this for reclaim; only a broken kernel waits. */
 #define SETTLE_MS	120000
 
+/*
+ * A test may wait SETTLE_MS for reclaim more than once, and a flood of
+ * FLOOD names takes its time on a debug kernel under emulation: the
+ * harness's default of 30 seconds would kill it, and a test killed so gets
+ * no teardown. Each test gets this many seconds.
+ */
+#define TIMEOUT		(5 * SETTLE_MS / 1000)
+
+#ifndef FIFREEZE
+#define FIFREEZE	_IOWR('X', 119, int)
+#define FITHAW		_IOWR('X', 120, int)
+#endif
+
+#define MAX_DIRS	4
+
+/*
+ * What a test changes, for the teardown to put back even when an ASSERT
+ * ends the test half way: the two sysctls, the directories it made in the
+ * working directory, the filesystems it mounted on them, the one it may
+ * have left frozen and the trace events it turned on.
+ */
+struct dir_max_state {
+	long dir_max;		/* fs.dentry-dir-max before the test */
+	long negative;		/* fs.dentry-negative before, or -1 */
+	char dirs[MAX_DIRS][64];
+	int ndirs;
+	const char *mounts[2];
+	int nmounts;
+	const char *events[3];
+	int nevents;
+	int frozen_fd;		/* a frozen filesystem's root, or -1 */
+};
+
+FIXTURE(dir_max) {
+	struct dir_max_state state;
+};
+
 static int set_dir_max(long val)
 {
 	char buf[32];
@@ -45,6 +83,133 @@ static int make_dir(const char *name)
 	return mkdir(name, 0755) && errno != EEXIST ? -1 : 0;
 }
 
+/* For nftw(), which tells more than remove() needs. */
+static int remove_entry(const char *path, const struct stat *st, int type,
+			struct FTW *ftw)
+{
+	(void)st;
+	(void)type;
+	(void)ftw;
+	return remove(path) && errno != ENOENT ? -1 : 0;
+}
+
+/*
+ * Remove @dir and all in it; its negative children go with it. A
+ * filesystem still mounted there is left alone: it is not ours to empty.
+ */
+static int remove_tree(const char *dir)
+{
+	struct stat st, here;
+
+	if (lstat(dir, &st))
+		return errno == ENOENT ? 0 : -1;
+	if (stat(".", &here) || st.st_dev != here.st_dev)
+		return rmdir(dir);
+	return nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+FIXTURE_SETUP(dir_max)
+{
+	self->state.frozen_fd = -1;
+	self->state.dir_max = nd_read_long(DENTRY_DIR_MAX);
+	if (self->state.dir_max < 0)
+		SKIP(return, "no %s: kernel without fs.dentry-dir-max",
+		     DENTRY_DIR_MAX);
+	self->state.negative = nd_read_long(DENTRY_NEGATIVE);
+	/*
+	 * Each test starts with no limit, as it did when the tests ran one
+	 * after the other: whatever the system had, or a test killed by the
+	 * harness's timeout (and so without its teardown) left.
+	 */
+	ASSERT_EQ(0, set_dir_max(0));
+}
+
+FIXTURE_TEARDOWN(dir_max)
+{
+	int i, err;
+
+	/* Thawed first: unmounting a frozen filesystem would wait. */
+	if (self->state.frozen_fd >= 0) {
+		ioctl(self->state.frozen_fd, FITHAW, 0);
+		close(self->state.frozen_fd);
+	}
+	for (i = self->state.nevents - 1; i >= 0; i--)
+		nd_trace_event(self->state.events[i], 0);
+	/* Unmounted if the test failed before it did. */
+	for (i = self->state.nmounts - 1; i >= 0; i--)
+		umount(self->state.mounts[i]);
+	/*
+	 * What cannot be put back fails the test. The EXPECTs have no
+	 * handler: after a failed ASSERT, the harness runs the next one
+	 * whatever the outcome.
+	 */
+	err = set_dir_max(self->state.dir_max);
+	if (err)
+		TH_LOG("%s not restored to %ld", DENTRY_DIR_MAX, self->state.dir_max);
+	EXPECT_EQ(0, err);
+	if (self->state.negative >= 0) {
+		err = nd_set_dentry_negative(self->state.negative);
+		if (err)
+			TH_LOG("%s not restored to %ld", DENTRY_NEGATIVE,
+			       self->state.negative);
+		EXPECT_EQ(0, err);
+	}
+	for (i = self->state.ndirs - 1; i >= 0; i--) {
+		err = remove_tree(self->state.dirs[i]) ? errno : 0;
+		if (err)
+			TH_LOG("%s not removed: %s", self->state.dirs[i],
+			       strerror(err));
+		EXPECT_EQ(0, err);
+	}
+}
+
+/*
+ * Make the directory @name in the working directory, or take the one there,
+ * for the teardown to remove. Returns the copy the teardown keeps, which a
+ * test that renames the directory updates.
+ */
+static char *test_dir(struct __test_metadata *const _metadata,
+		      struct dir_max_state *state, const char *name)
+{
+	char *dir;
+	int i, err;
+
+	err = make_dir(name) ? errno : 0;
+	ASSERT_EQ(0, err) TH_LOG("mkdir %s: %s", name, strerror(err));
+	for (i = 0; i < state->ndirs; i++)
+		if (!strcmp(state->dirs[i], name))
+			return state->dirs[i];
+	ASSERT_GT(MAX_DIRS, state->ndirs);
+	dir = state->dirs[state->ndirs++];
+	snprintf(dir, sizeof(state->dirs[0]), "%s", name);
+	return dir;
+}
+
+/* Turn the trace event @event on, for the teardown to turn off. */
+static void trace_on(struct __test_metadata *const _metadata,
+		     struct dir_max_state *state, const char *event)
+{
+	int i;
+
+	for (i = 0; i < state->nevents; i++)
+		if (!strcmp(state->events[i], event))
+			break;
+	if (i == state->nevents) {
+		ASSERT_GT(ARRAY_SIZE(state->events), (size_t)state->nevents);
+		state->events[state->nevents++] = event;
+	}
+	ASSERT_EQ(0, nd_trace_event(event, 1))
+		TH_LOG("cannot turn %s on in %s", event, TRACEFS);
+}
+
+/* A filesystem the test mounts on @dir, for the teardown to unmount. */
+static void add_mount(struct __test_metadata *const _metadata,
+		      struct dir_max_state *state, const char *dir)
+{
+	ASSERT_GT(ARRAY_SIZE(state->mounts), (size_t)state->nmounts);
+	state->mounts[state->nmounts++] = dir;
+}
+
 /* Create @n files @dir/file<i> of one byte. */
 static int make_files(const char *dir, long n)
 {
@@ -55,15 +220,20 @@ static int make_files(const char *dir, long n)
 	for (i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/file%ld", dir, i);
 		fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
-		if (fd < 0 || write(fd, "x", 1) != 1)
+		if (fd < 0)
 			return -1;
+		if (write(fd, "x", 1) != 1) {
+			close(fd);
+			return -1;
+		}
 		close(fd);
 	}
 	return 0;
 }
 
 /* Check that @dir/file0 .. file<n-1> all exist and hold their byte. */
-static int files_intact(const char *dir, long n)
+static void files_intact(struct __test_metadata *const _metadata,
+			 const char *dir, long n)
 {
 	char path[4096];
 	struct stat st;
@@ -71,28 +241,12 @@ static int files_intact(const char *dir, long n)
 
 	for (i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/file%ld", dir, i);
-		if (stat(path, &st) || st.st_size != 1) {
-			ksft_print_msg("%s is gone\n", path);
-			return -1;
-		}
+		ASSERT_FALSE(stat(path, &st) || st.st_size != 1)
+			TH_LOG("%s is gone", path);
 	}
-	return 0;
 }
 
-/* Remove the files and the directory; its negative children go with it. */
-static void remove_dir(const char *dir, long nfiles)
-{
-	char path[4096];
-	long i;
-
-	for (i = 0; i < nfiles; i++) {
-		snprintf(path, sizeof(path), "%s/file%ld", dir, i);
-		unlink(path);
-	}
-	rmdir(dir);
-}
-
-static int test_rejects_bad_values(void)
+TEST_F_TIMEOUT(dir_max, rejects_bad_values, TIMEOUT)
 {
 	/* Numbers out of range; nd_bad_numbers has the malformed ones. */
 	static const struct nd_bytes bad[] = {
@@ -106,21 +260,68 @@ static int test_rejects_bad_values(void)
 	} good[] = { { "0", 0 }, { "256", 256 }, { "1000\n", 1000 },
 		     { " 300\t\n", 300 }, { "2147483647", 2147483647 } };
 	char want[32];
-	int i;
+	size_t i;
 
-	if (set_dir_max(LIMIT))
-		return KSFT_FAIL;
+	ASSERT_EQ(0, set_dir_max(LIMIT));
 	snprintf(want, sizeof(want), "%d\n", LIMIT);
-	if (!nd_refuses_all(DENTRY_DIR_MAX, bad, ARRAY_SIZE(bad), want))
-		return KSFT_FAIL;
+	ASSERT_TRUE(nd_refuses_all(DENTRY_DIR_MAX, bad, ARRAY_SIZE(bad), want));
 	for (i = 0; i < ARRAY_SIZE(good); i++) {
-		if (nd_write_file(DENTRY_DIR_MAX, good[i].write) ||
-		    nd_read_long(DENTRY_DIR_MAX) != good[i].read) {
-			ksft_print_msg("\"%s\" not taken\n", good[i].write);
-			return KSFT_FAIL;
-		}
+		ASSERT_EQ(0, nd_write_file(DENTRY_DIR_MAX, good[i].write))
+			TH_LOG("\"%s\" not taken", good[i].write);
+		ASSERT_EQ(good[i].read, nd_read_long(DENTRY_DIR_MAX))
+			TH_LOG("\"%s\" not taken", good[i].write);
 	}
-	return KSFT_PASS;
+}
+
+/* Children of the directory in any_name_length: over the kill threshold. */
+#define MANY_FILES	10200
+
+/*
+ * A directory keeps the estimate of its positive children at the end of
+ * its inline name, where names of 31 to 35 bytes leave no room. Such a
+ * directory, its 10200 positive children counted, must keep a new
+ * negative child like any other directory, not take all its children for
+ * negative ones and kill every new one (and count them all again).
+ */
+TEST_F_TIMEOUT(dir_max, any_name_length, TIMEOUT)
+{
+	static const int lengths[] = { 30, 31, 33, 35, 36, 30 };
+	char name[64], first[16], then[16], *dir;
+	long killed, counts;
+	char *log, *p;
+	size_t i;
+
+	ASSERT_EQ(0, set_dir_max(256));
+	dir = test_dir(_metadata, &self->state, "long");
+	ASSERT_EQ(0, make_files(dir, MANY_FILES));
+	trace_on(_metadata, &self->state, "negative_dentry_dir_count");
+	for (i = 0; i < ARRAY_SIZE(lengths); i++) {
+		memset(name, 'd', lengths[i]);
+		snprintf(name + lengths[i] - 2, 3, "%02zu", i);
+		ASSERT_EQ(0, rename(dir, name));
+		/* the teardown's copy of the name, which now is this */
+		snprintf(dir, sizeof(self->state.dirs[0]), "%s", name);
+		/* New names each round, over the limit: queued and counted. */
+		snprintf(first, sizeof(first), "first%zu-", i);
+		snprintf(then, sizeof(then), "then%zu-", i);
+		ASSERT_EQ(0, nd_stat_missing(dir, first, 0, 300));
+		nd_quiesce(nd_reclaim_activity, NULL, SETTLE_MS);
+		nd_trace_event("negative_dentry_dir_count", 1);
+		killed = nd_debugfs_counter("killed");
+		ASSERT_EQ(0, nd_stat_missing(dir, then, 0, 100));
+		nd_quiesce(nd_reclaim_activity, NULL, SETTLE_MS);
+		killed = nd_debugfs_counter("killed") - killed;
+		log = nd_trace_log();
+		counts = 0;
+		for (p = log;
+		     p && (p = strstr(p, "negative_dentry_dir_count:")); p++)
+			counts++;
+		free(log);
+		TH_LOG("name of %d bytes: %ld of 100 new negatives killed, %ld counts",
+		       lengths[i], killed, counts);
+		ASSERT_LE(killed, 0);
+	}
+	files_intact(_metadata, dir, MANY_FILES);
 }
 
 /*
@@ -129,53 +330,47 @@ static int test_rejects_bad_values(void)
  * that every negative dentry that went away was counted as reclaimed or
  * killed.
  */
-static long flood_and_settle(const char *dir, long limit, int threads)
+static long flood_and_settle(struct __test_metadata *const _metadata,
+			     struct dir_max_state *state, const char *dir,
+			     long limit, int threads)
 {
 	long before = nd_nr_negative();
 	long reclaimed = nd_debugfs_counter("reclaimed");
 	long killed = nd_debugfs_counter("killed");
 	long left, gone;
 
-	if (set_dir_max(limit) || make_dir(dir) ||
-	    nd_flood(dir, "missing-", FLOOD, threads))
-		return -1;
+	ASSERT_EQ(0, set_dir_max(limit));
+	test_dir(_metadata, state, dir);
+	ASSERT_EQ(0, nd_flood(dir, "missing-", FLOOD, threads));
 	nd_settle(nd_read_nr_negative, NULL, before + limit, SETTLE_MS);
 	nd_quiesce(nd_reclaim_activity, NULL, SETTLE_MS);
 	left = nd_nr_negative() - before;
 	reclaimed = nd_debugfs_counter("reclaimed") - reclaimed;
 	killed = nd_debugfs_counter("killed") - killed;
 	gone = FLOOD - left;
-	ksft_print_msg("limit %ld: %ld of %d left, %ld reclaimed, %ld killed\n",
-		       limit, left, FLOOD, reclaimed, killed);
-	if (labs(gone - reclaimed - killed) > 64) {
-		ksft_print_msg("%ld went away but %ld were counted\n", gone,
-			       reclaimed + killed);
-		return -1;
-	}
+	TH_LOG("limit %ld: %ld of %d left, %ld reclaimed, %ld killed",
+	       limit, left, FLOOD, reclaimed, killed);
+	ASSERT_LE(labs(gone - reclaimed - killed), 64)
+		TH_LOG("%ld went away but %ld were counted", gone,
+		       reclaimed + killed);
 	return left;
 }
 
-static int test_bounds_a_flood(void)
+TEST_F_TIMEOUT(dir_max, bounds_a_flood, TIMEOUT)
 {
-	long limited = flood_and_settle("bounded", LIMIT, 1);
-	long unlimited;
+	long limited, unlimited;
 
-	remove_dir("bounded", 0);
-	unlimited = flood_and_settle("unbounded", 0, 1);
-	remove_dir("unbounded", 0);
-	if (limited < 0 || unlimited < 0)
-		return KSFT_FAIL;
-	if (limited > LIMIT + LIMIT / 8) {
-		ksft_print_msg("%ld negative dentries left, limit %d\n",
-			       limited, LIMIT);
-		return KSFT_FAIL;
-	}
-	if (unlimited < FLOOD - FLOOD / 100) {
-		ksft_print_msg("no limit, yet only %ld of %d left\n",
-			       unlimited, FLOOD);
-		return KSFT_FAIL;
-	}
-	return KSFT_PASS;
+	limited = flood_and_settle(_metadata, &self->state, "bounded", LIMIT, 1);
+	/* gone before the next flood: the counts are system-wide */
+	remove_tree("bounded");
+	unlimited = flood_and_settle(_metadata, &self->state, "unbounded", 0, 1);
+	remove_tree("unbounded");
+	EXPECT_GE(limited, 0);
+	EXPECT_GE(unlimited, 0);
+	EXPECT_LE(limited, nd_settled_bound(LIMIT))
+		TH_LOG("%ld negative dentries left, limit %d", limited, LIMIT);
+	EXPECT_GE(unlimited, FLOOD - FLOOD / 100)
+		TH_LOG("no limit, yet only %ld of %d left", unlimited, FLOOD);
 }
 
 struct peak {
@@ -198,24 +393,25 @@ static void *watch_peak(void *arg)
 	return NULL;
 }
 
-static int test_bounds_a_parallel_flood(void)
+TEST_F_TIMEOUT(dir_max, bounds_a_parallel_flood, TIMEOUT)
 {
-	struct peak peak = { .base = nd_nr_negative() };
+	/* Not on the stack: an ASSERT leaves the watcher running. */
+	static struct peak peak;
 	long left, bound = nd_kill_threshold(LIMIT) + FLOOD_SLACK;
 	pthread_t watcher;
-	int ret = KSFT_PASS;
 
-	if (pthread_create(&watcher, NULL, watch_peak, &peak))
-		return KSFT_FAIL;
-	left = flood_and_settle("parallel", LIMIT, FLOOD_THREADS);
+	peak.base = nd_nr_negative();
+	ASSERT_EQ(0, pthread_create(&watcher, NULL, watch_peak, &peak));
+	left = flood_and_settle(_metadata, &self->state, "parallel", LIMIT,
+				FLOOD_THREADS);
 	atomic_store(&peak.stop, true);
 	pthread_join(watcher, NULL);
-	remove_dir("parallel", 0);
-	ksft_print_msg("peak %ld, bound %ld (kill threshold %ld + %d)\n",
-		       peak.max, bound, nd_kill_threshold(LIMIT), FLOOD_SLACK);
-	if (left < 0 || left > LIMIT + LIMIT / 8 || peak.max > bound)
-		ret = KSFT_FAIL;
-	return ret;
+	remove_tree("parallel");
+	TH_LOG("peak %ld, bound %ld (kill threshold %ld + %d)",
+	       peak.max, bound, nd_kill_threshold(LIMIT), FLOOD_SLACK);
+	EXPECT_GE(left, 0);
+	EXPECT_LE(left, nd_settled_bound(LIMIT));
+	EXPECT_LE(peak.max, bound);
 }
 
 /*
@@ -223,56 +419,68 @@ static int test_bounds_a_parallel_flood(void)
  * the LRU positive and turns negative there, without going through the
  * path a lookup's negative takes. The limit must hold all the same.
  */
-static int test_bounds_unlinked_files(void)
+TEST_F_TIMEOUT(dir_max, bounds_unlinked_files, TIMEOUT)
 {
 	long before = nd_nr_negative();
 	char path[64];
 	long i, left;
-	int fd;
+	int fd, err;
 
-	if (set_dir_max(LIMIT) || make_dir("unlinked"))
-		return KSFT_FAIL;
+	ASSERT_EQ(0, set_dir_max(LIMIT));
+	test_dir(_metadata, &self->state, "unlinked");
 	for (i = 0; i < 4 * LIMIT; i++) {
 		snprintf(path, sizeof(path), "unlinked/tmp-%ld", i);
 		fd = open(path, O_CREAT | O_WRONLY, 0600);
-		if (fd < 0 || close(fd) || unlink(path)) {
-			ksft_print_msg("%s: %s\n", path, strerror(errno));
-			return KSFT_FAIL;
-		}
+		err = fd < 0 || close(fd) || unlink(path) ? errno : 0;
+		ASSERT_EQ(0, err) TH_LOG("%s: %s", path, strerror(err));
 	}
 	nd_settle(nd_read_nr_negative, NULL, before + LIMIT, SETTLE_MS);
 	nd_quiesce(nd_reclaim_activity, NULL, SETTLE_MS);
 	left = nd_nr_negative() - before;
-	set_dir_max(0);
-	remove_dir("unlinked", 0);
-	ksft_print_msg("limit %d: %ld of %d unlinked files left negative\n",
-		       LIMIT, left, 4 * LIMIT);
-	return left > LIMIT + LIMIT / 8 ? KSFT_FAIL : KSFT_PASS;
+	TH_LOG("limit %d: %ld of %d unlinked files left negative",
+	       LIMIT, left, 4 * LIMIT);
+	EXPECT_LE(left, nd_settled_bound(LIMIT));
 }
 
-static int test_positives_survive(void)
+/*
+ * fs.dentry-negative is 0 or 1: anything else fails with EINVAL and leaves
+ * it as it was, 0 or 1. A write of no bytes takes nothing and succeeds,
+ * as for any integer sysctl.
+ */
+TEST_F_TIMEOUT(dir_max, dentry_negative_bad_values, TIMEOUT)
 {
-	const long nfiles = 2000;
-	long positives, reclaimed;
-	int ret = KSFT_FAIL;
+	static const struct nd_bytes bad[] = {
+		ND_BYTES("2"), ND_BYTES("-1"), ND_BYTES("junk"), ND_BYTES(""),
+		ND_BYTES("1x"), ND_BYTES(" "), ND_BYTES("\n"), ND_BYTES("+1"),
+		ND_BYTES("1.0"), ND_BYTES("0x2"), ND_BYTES("1\0"),
+		ND_BYTES("2147483648"), ND_BYTES("-2147483649"),
+		ND_BYTES("99999999999999999999999"),
+	};
+	static const struct {
+		const char *write;
+		long read;
+	} good[] = { { "1", 1 }, { "0\n", 0 }, { " 1\t\n", 1 }, { "0", 0 } };
+	char now[8];
+	size_t i;
+	int want;
 
-	if (set_dir_max(0) || make_dir("mixed") || make_files("mixed", nfiles))
-		goto out;
-	positives = nd_nr_positive();
-	reclaimed = nd_debugfs_counter("reclaimed");
-	if (flood_and_settle("mixed", LIMIT, 2) < 0 ||
-	    files_intact("mixed", nfiles))
-		goto out;
-	reclaimed = nd_debugfs_counter("reclaimed") - reclaimed;
-	ksft_print_msg("positive dentries %ld before, %ld after\n", positives,
-		       nd_nr_positive());
-	/* Only negative ones were reclaimed: the files are still cached. */
-	if (nd_nr_positive() < positives - 16 || reclaimed > FLOOD)
-		goto out;
-	ret = KSFT_PASS;
-out:
-	remove_dir("mixed", nfiles);
-	return ret;
+	if (self->state.negative < 0)
+		SKIP(return, "no %s: kernel without fs.dentry-negative",
+		     DENTRY_NEGATIVE);
+	for (want = 0; want <= 1; want++) {
+		snprintf(now, sizeof(now), "%d\n", want);
+		ASSERT_EQ(0, nd_set_dentry_negative(want));
+		for (i = 0; i < ARRAY_SIZE(bad); i++) {
+			ASSERT_TRUE(nd_refuses(DENTRY_NEGATIVE, &bad[i], now))
+				TH_LOG("fs.dentry-negative was %d", want);
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
+		ASSERT_EQ(0, nd_write_file(DENTRY_NEGATIVE, good[i].write))
+			TH_LOG("\"%s\" not taken", good[i].write);
+		ASSERT_EQ(good[i].read, nd_read_long(DENTRY_NEGATIVE))
+			TH_LOG("\"%s\" not taken", good[i].write);
+	}
 }
 
 /*
@@ -302,68 +510,24 @@ static int traced_count(unsigned long ino, long *children, long *pos,
  * with fs.dentry-dir-max off, then one more negative dentry in the limited
  * directory starts reclaim, which counts.
  */
-static int count_by_reclaim(const char *dir, long *children, long *pos,
-			    long *neg)
+static void count_by_reclaim(struct __test_metadata *const _metadata,
+			     struct dir_max_state *state, const char *dir,
+			     long *children, long *pos, long *neg)
 {
-	struct stat st;
 	long start = nd_now_ms();
+	struct stat st;
 
-	if (stat(dir, &st) || nd_trace_event("negative_dentry_dir_count", 1) ||
-	    set_dir_max(LIMIT) || nd_stat_missing(dir, "trigger", 0, 1))
-		return -1;
+	ASSERT_EQ(0, stat(dir, &st));
+	trace_on(_metadata, state, "negative_dentry_dir_count");
+	ASSERT_EQ(0, set_dir_max(LIMIT));
+	ASSERT_EQ(0, nd_stat_missing(dir, "trigger", 0, 1));
 	while (!traced_count(st.st_ino, children, pos, neg)) {
-		if (nd_now_ms() - start > SETTLE_MS)
-			return -1;
+		ASSERT_LE(nd_now_ms() - start, SETTLE_MS)
+			TH_LOG("no count of %s traced", dir);
 		usleep(10000);
 	}
 	nd_trace_event("negative_dentry_dir_count", 0);
-	return set_dir_max(0);
-}
-
-/*
- * fs.dentry-negative is 0 or 1: anything else fails with EINVAL and leaves
- * it as it was, 0 or 1. A write of no bytes takes nothing and succeeds,
- * as for any integer sysctl.
- */
-static int test_dentry_negative_bad_values(void)
-{
-	static const struct nd_bytes bad[] = {
-		ND_BYTES("2"), ND_BYTES("-1"), ND_BYTES("junk"), ND_BYTES(""),
-		ND_BYTES("1x"), ND_BYTES(" "), ND_BYTES("\n"), ND_BYTES("+1"),
-		ND_BYTES("1.0"), ND_BYTES("0x2"), ND_BYTES("1\0"),
-		ND_BYTES("2147483648"), ND_BYTES("-2147483649"),
-		ND_BYTES("99999999999999999999999"),
-	};
-	static const struct {
-		const char *write;
-		long read;
-	} good[] = { { "1", 1 }, { "0\n", 0 }, { " 1\t\n", 1 }, { "0", 0 } };
-	long saved = nd_read_long(DENTRY_NEGATIVE);
-	int i, want, ret = KSFT_FAIL;
-
-	if (saved < 0)
-		return KSFT_SKIP;
-	for (want = 0; want <= 1; want++) {
-		char now[8];
-
-		snprintf(now, sizeof(now), "%d\n", want);
-		if (nd_set_dentry_negative(want))
-			goto out;
-		for (i = 0; i < ARRAY_SIZE(bad); i++)
-			if (!nd_refuses(DENTRY_NEGATIVE, &bad[i], now))
-				goto out;
-	}
-	for (i = 0; i < ARRAY_SIZE(good); i++) {
-		if (nd_write_file(DENTRY_NEGATIVE, good[i].write) ||
-		    nd_read_long(DENTRY_NEGATIVE) != good[i].read) {
-			ksft_print_msg("\"%s\" not taken\n", good[i].write);
-			goto out;
-		}
-	}
-	ret = KSFT_PASS;
-out:
-	nd_set_dentry_negative(saved);
-	return ret;
+	ASSERT_EQ(0, set_dir_max(0));
 }
 
 #define CHURN	2000
@@ -377,23 +541,44 @@ out:
  * d_nchildren, the count the limit keeps: it must have lost every child
  * freed, or it would not be the sum of the children found.
  */
-static int churn_and_count(const char *dir, int policy, long *churned,
-			   long *children, long *pos, long *neg)
+static void churn_and_count(struct __test_metadata *const _metadata,
+			    struct dir_max_state *state, const char *dir,
+			    int policy, long *churned, long *children,
+			    long *pos, long *neg)
 {
 	long before;
 
-	if (set_dir_max(0) || nd_set_dentry_negative(policy) || make_dir(dir))
-		return -1;
+	ASSERT_EQ(0, set_dir_max(0));
+	ASSERT_EQ(0, nd_set_dentry_negative(policy));
+	test_dir(_metadata, state, dir);
 	before = nd_nr_negative();
-	if (nd_churn(dir, "tmp-", CHURN))
-		return -1;
+	ASSERT_EQ(0, nd_churn(dir, "tmp-", CHURN));
 	*churned = nd_nr_negative() - before;
-	if (nd_stat_missing(dir, "never-", 0, NEVER) ||
-	    count_by_reclaim(dir, children, pos, neg))
-		return -1;
-	ksft_print_msg("fs.dentry-negative=%d: %d files churned, nr_negative %+ld; %s: %ld children, %ld positive, %ld negative\n",
-		       policy, CHURN, *churned, dir, *children, *pos, *neg);
-	return 0;
+	ASSERT_EQ(0, nd_stat_missing(dir, "never-", 0, NEVER));
+	count_by_reclaim(_metadata, state, dir, children, pos, neg);
+	TH_LOG("fs.dentry-negative=%d: %d files churned, nr_negative %+ld",
+	       policy, CHURN, *churned);
+	TH_LOG("%s: %ld children, %ld positive, %ld negative",
+	       dir, *children, *pos, *neg);
+}
+
+/*
+ * Make @missing negative children in @dir and count its children: as many
+ * as @dir's d_nchildren, @positives of them positive, the rest negative.
+ */
+static void expect_counts(struct __test_metadata *const _metadata,
+			  struct dir_max_state *state, const char *dir,
+			  long missing, long positives)
+{
+	long children, pos, neg;
+
+	ASSERT_EQ(0, nd_stat_missing(dir, "missing", 0, missing));
+	count_by_reclaim(_metadata, state, dir, &children, &pos, &neg);
+	TH_LOG("%s: %ld children, %ld positive, %ld negative",
+	       dir, children, pos, neg);
+	EXPECT_EQ(positives, pos);
+	EXPECT_EQ(pos + neg, children);
+	EXPECT_GE(neg, missing);
 }
 
 /*
@@ -403,125 +588,122 @@ static int churn_and_count(const char *dir, int policy, long *churned,
  * reclaimed or killed for it; names that never existed still count. At
  * 0, each file leaves one.
  */
-static int test_dentry_negative_unlinks(void)
+TEST_F_TIMEOUT(dir_max, dentry_negative_unlinks, TIMEOUT)
 {
-	long saved = nd_read_long(DENTRY_NEGATIVE);
 	long churned, children, pos, neg, reclaimed, killed, left;
-	int ret = KSFT_FAIL;
 
-	if (saved < 0)
-		return KSFT_SKIP;
+	if (self->state.negative < 0)
+		SKIP(return, "no %s: kernel without fs.dentry-negative",
+		     DENTRY_NEGATIVE);
 	/* under the limit: the unlinks must not feed it */
 	nd_quiesce(nd_reclaim_activity, NULL, SETTLE_MS);
 	reclaimed = nd_debugfs_counter("reclaimed");
 	killed = nd_debugfs_counter("killed");
 	left = nd_nr_negative();
-	if (set_dir_max(LIMIT) || nd_set_dentry_negative(1) ||
-	    make_dir("dropped") || nd_churn("dropped", "tmp-", 2 * CHURN))
-		goto out;
+	ASSERT_EQ(0, set_dir_max(LIMIT));
+	ASSERT_EQ(0, nd_set_dentry_negative(1));
+	test_dir(_metadata, &self->state, "dropped");
+	ASSERT_EQ(0, nd_churn("dropped", "tmp-", 2 * CHURN));
 	nd_quiesce(nd_reclaim_activity, NULL, SETTLE_MS);
 	left = nd_nr_negative() - left;
 	reclaimed = nd_debugfs_counter("reclaimed") - reclaimed;
 	killed = nd_debugfs_counter("killed") - killed;
-	ksft_print_msg("limit %d, fs.dentry-negative=1: %d files churned, nr_negative %+ld, %ld reclaimed, %ld killed\n",
-		       LIMIT, 2 * CHURN, left, reclaimed, killed);
-	if (labs(left) > 64 || reclaimed || killed)
-		goto out;
+	TH_LOG("limit %d, fs.dentry-negative=1: %d files churned, nr_negative %+ld",
+	       LIMIT, 2 * CHURN, left);
+	TH_LOG("%ld reclaimed, %ld killed", reclaimed, killed);
+	EXPECT_LE(labs(left), 64);
+	EXPECT_EQ(0, reclaimed);
+	EXPECT_EQ(0, killed);
 
-	if (churn_and_count("dropped", 1, &churned, &children, &pos, &neg) ||
-	    labs(churned) > 64 || pos || neg != NEVER + 1 ||
-	    children != pos + neg)
-		goto out;
-	if (churn_and_count("kept", 0, &churned, &children, &pos, &neg) ||
-	    churned < CHURN - 64 || churned > CHURN + 64 || pos ||
-	    neg != CHURN + NEVER + 1 || children != pos + neg)
-		goto out;
-	ret = KSFT_PASS;
-out:
-	nd_set_dentry_negative(saved);
-	set_dir_max(0);
-	remove_dir("dropped", 0);
-	remove_dir("kept", 0);
-	return ret;
+	churn_and_count(_metadata, &self->state, "dropped", 1, &churned, &children,
+			&pos, &neg);
+	EXPECT_LE(labs(churned), 64);
+	EXPECT_EQ(0, pos);
+	EXPECT_EQ(NEVER + 1, neg);
+	EXPECT_EQ(pos + neg, children);
+
+	churn_and_count(_metadata, &self->state, "kept", 0, &churned, &children,
+			&pos, &neg);
+	EXPECT_GE(churned, CHURN - 64);
+	EXPECT_LE(churned, CHURN + 64);
+	EXPECT_EQ(0, pos);
+	EXPECT_EQ(CHURN + NEVER + 1, neg);
+	EXPECT_EQ(pos + neg, children);
 }
 
-static int test_rename_keeps_counts(void)
+TEST_F_TIMEOUT(dir_max, positives_survive, TIMEOUT)
+{
+	const long nfiles = 2000;
+	long positives, reclaimed, left;
+
+	ASSERT_EQ(0, set_dir_max(0));
+	test_dir(_metadata, &self->state, "mixed");
+	ASSERT_EQ(0, make_files("mixed", nfiles));
+	positives = nd_nr_positive();
+	reclaimed = nd_debugfs_counter("reclaimed");
+	left = flood_and_settle(_metadata, &self->state, "mixed", LIMIT, 2);
+	ASSERT_GE(left, 0);
+	files_intact(_metadata, "mixed", nfiles);
+	reclaimed = nd_debugfs_counter("reclaimed") - reclaimed;
+	TH_LOG("positive dentries %ld before, %ld after", positives,
+	       nd_nr_positive());
+	/* Only negative ones were reclaimed: the files are still cached. */
+	EXPECT_GE(nd_nr_positive(), positives - 16);
+	EXPECT_LE(reclaimed, FLOOD);
+}
+
+TEST_F_TIMEOUT(dir_max, rename_keeps_counts, TIMEOUT)
 {
 	char from[64], to[64];
-	long children, pos, neg;
-	int i, ret = KSFT_FAIL;
+	int i;
 
-	if (set_dir_max(0) || make_dir("ren_a") || make_dir("ren_b") ||
-	    make_files("ren_a", 300) || make_files("ren_b", 300))
-		goto out;
+	ASSERT_EQ(0, set_dir_max(0));
+	test_dir(_metadata, &self->state, "ren_a");
+	test_dir(_metadata, &self->state, "ren_b");
+	ASSERT_EQ(0, make_files("ren_a", 300));
+	ASSERT_EQ(0, make_files("ren_b", 300));
 	/* 100 files leave ren_a, 50 come in over negative dentries */
 	for (i = 0; i < 100; i++) {
 		snprintf(from, sizeof(from), "ren_a/file%d", i);
 		snprintf(to, sizeof(to), "ren_b/moved%d", i);
-		if (rename(from, to))
-			goto out;
+		ASSERT_EQ(0, rename(from, to));
 	}
-	if (nd_stat_missing("ren_a", "incoming", 0, 50))
-		goto out;
+	ASSERT_EQ(0, nd_stat_missing("ren_a", "incoming", 0, 50));
 	for (i = 0; i < 50; i++) {
 		snprintf(from, sizeof(from), "ren_b/file%d", i);
 		snprintf(to, sizeof(to), "ren_a/incoming%d", i);
-		if (rename(from, to))
-			goto out;
+		ASSERT_EQ(0, rename(from, to));
 	}
 	/* 20 exchanges between the two directories change no count */
 	for (i = 0; i < 20; i++) {
 		snprintf(from, sizeof(from), "ren_a/file%d", 200 + i);
 		snprintf(to, sizeof(to), "ren_b/file%d", 200 + i);
-		if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_EXCHANGE))
-			goto out;
+		ASSERT_EQ(0, renameat2(AT_FDCWD, from, AT_FDCWD, to,
+				       RENAME_EXCHANGE));
 	}
-	if (nd_stat_missing("ren_a", "missing", 0, 1500) ||
-	    count_by_reclaim("ren_a", &children, &pos, &neg))
-		goto out;
-	ksft_print_msg("ren_a: %ld children, %ld positive, %ld negative\n",
-		       children, pos, neg);
-	if (pos != 250 || children != pos + neg || neg < 1500)
-		goto out;
-	if (nd_stat_missing("ren_b", "missing", 0, 1100) ||
-	    count_by_reclaim("ren_b", &children, &pos, &neg))
-		goto out;
-	ksft_print_msg("ren_b: %ld children, %ld positive, %ld negative\n",
-		       children, pos, neg);
-	if (pos != 350 || children != pos + neg || neg < 1100)
-		goto out;
-	ret = KSFT_PASS;
-out:
-	set_dir_max(0);
-	system("rm -rf ren_a ren_b");
-	return ret;
+	expect_counts(_metadata, &self->state, "ren_a", 1500, 250);
+	expect_counts(_metadata, &self->state, "ren_b", 1100, 350);
 }
 
-static int test_mostly_positive_dir_kept(void)
+TEST_F_TIMEOUT(dir_max, mostly_positive_dir_kept, TIMEOUT)
 {
 	long before, reclaimed, children, pos, neg;
-	int ret = KSFT_FAIL;
 
-	if (set_dir_max(0) || make_dir("positive") ||
-	    make_files("positive", 3 * LIMIT))
-		goto out;
+	ASSERT_EQ(0, set_dir_max(0));
+	test_dir(_metadata, &self->state, "positive");
+	ASSERT_EQ(0, make_files("positive", 3 * LIMIT));
 	before = nd_nr_negative();
 	reclaimed = nd_debugfs_counter("reclaimed");
-	if (nd_stat_missing("positive", "missing", 0, 100) ||
-	    count_by_reclaim("positive", &children, &pos, &neg))
-		goto out;
+	ASSERT_EQ(0, nd_stat_missing("positive", "missing", 0, 100));
+	count_by_reclaim(_metadata, &self->state, "positive", &children, &pos, &neg);
 	usleep(500 * 1000);
-	ksft_print_msg("%ld positive, %ld negative; %ld reclaimed\n", pos, neg,
-		       nd_debugfs_counter("reclaimed") - reclaimed);
+	TH_LOG("%ld positive, %ld negative; %ld reclaimed", pos, neg,
+	       nd_debugfs_counter("reclaimed") - reclaimed);
 	/* 101 negative children of a directory within the limit stay */
-	if (pos != 3 * LIMIT || neg != 101 ||
-	    nd_debugfs_counter("reclaimed") != reclaimed ||
-	    nd_nr_negative() - before < 101)
-		goto out;
-	ret = KSFT_PASS;
-out:
-	remove_dir("positive", 3 * LIMIT);
-	return ret;
+	EXPECT_EQ(3 * LIMIT, pos);
+	EXPECT_EQ(101, neg);
+	EXPECT_EQ(reclaimed, nd_debugfs_counter("reclaimed"));
+	EXPECT_GE(nd_nr_negative() - before, 101);
 }
 
 /* The negative dentries the traced reclaim_dir runs reclaimed. */
@@ -540,35 +722,34 @@ static long traced_reclaimed(const char *log)
 	return total;
 }
 
-static int test_kills_and_traces(void)
+TEST_F_TIMEOUT(dir_max, kills_and_traces, TIMEOUT)
 {
-	long killed = nd_debugfs_counter("killed");
+	long killed = nd_debugfs_counter("killed"), reclaimed;
+	bool limit_kill;
 	char *log;
-	int ret = KSFT_FAIL;
 
 	/* past the kill threshold before the limit is set */
-	if (set_dir_max(0) || make_dir("runaway") ||
-	    nd_stat_missing("runaway", "early", 0, nd_kill_threshold(LIMIT)) ||
-	    nd_trace_event("negative_dentry_kill", 1) ||
-	    nd_trace_event("negative_dentry_reclaim_dir", 1) ||
-	    set_dir_max(LIMIT) || nd_stat_missing("runaway", "late", 0, 100))
-		goto out;
+	ASSERT_EQ(0, set_dir_max(0));
+	test_dir(_metadata, &self->state, "runaway");
+	ASSERT_EQ(0, nd_stat_missing("runaway", "early", 0,
+				     nd_kill_threshold(LIMIT)));
+	trace_on(_metadata, &self->state, "negative_dentry_kill");
+	trace_on(_metadata, &self->state, "negative_dentry_reclaim_dir");
+	ASSERT_EQ(0, set_dir_max(LIMIT));
+	ASSERT_EQ(0, nd_stat_missing("runaway", "late", 0, 100));
 	nd_settle(nd_read_nr_negative, NULL, 0, 5000);
 	log = nd_trace_log();
 	killed = nd_debugfs_counter("killed") - killed;
-	ksft_print_msg("%ld killed\n", killed);
-	if (log && killed > 0 && strstr(log, "limit directory") &&
-	    traced_reclaimed(log) > 0)
-		ret = KSFT_PASS;
-	else if (log)
-		ksft_print_msg("trace:\n%.2000s\n", log);
+	TH_LOG("%ld killed", killed);
+	ASSERT_NE(NULL, log) TH_LOG("cannot read %strace", TRACEFS);
+	limit_kill = strstr(log, "limit directory");
+	reclaimed = traced_reclaimed(log);
+	if (killed <= 0 || !limit_kill || reclaimed <= 0)
+		TH_LOG("trace:\n%.2000s", log);
 	free(log);
-out:
-	nd_trace_event("negative_dentry_kill", 0);
-	nd_trace_event("negative_dentry_reclaim_dir", 0);
-	set_dir_max(0);
-	remove_dir("runaway", 0);
-	return ret;
+	EXPECT_GT(killed, 0);
+	EXPECT_TRUE(limit_kill);
+	EXPECT_GT(reclaimed, 0);
 }
 
 /*
@@ -577,122 +758,56 @@ out:
  * reclaim holds. Both must succeed; a reference left behind shows on the
  * console as "Dentry still in use".
  */
-static int test_umount_while_queued(void)
+TEST_F_TIMEOUT(dir_max, umount_while_queued, TIMEOUT)
 {
 	const char *dev = getenv("NEGATIVE_DENTRY_SCRATCH");
-	int i, ret = KSFT_FAIL;
+	int i, err;
 
 	if (!dev)
-		return KSFT_SKIP;
-	if (make_dir("scratch") || set_dir_max(LIMIT))
-		return KSFT_FAIL;
+		SKIP(return, "NEGATIVE_DENTRY_SCRATCH names no device");
+	test_dir(_metadata, &self->state, "scratch");
+	add_mount(_metadata, &self->state, "scratch");
+	ASSERT_EQ(0, set_dir_max(LIMIT));
 	for (i = 0; i < 3; i++) {
-		if (mount(dev, "scratch", "ext4", 0, NULL) ||
-		    make_dir("scratch/d") || make_dir("scratch/gone") ||
-		    nd_flood("scratch/gone", "x", 20000, 1) ||
-		    rmdir("scratch/gone") ||
-		    nd_flood("scratch/d", "x", 20000, 2)) {
-			ksft_print_msg("setting up: %s\n", strerror(errno));
-			goto out;
+		err = mount(dev, "scratch", "ext4", 0, NULL) ||
+		      make_dir("scratch/d") || make_dir("scratch/gone") ||
+		      nd_flood("scratch/gone", "x", 20000, 1) ||
+		      rmdir("scratch/gone") ||
+		      nd_flood("scratch/d", "x", 20000, 2) ? errno : 0;
+		ASSERT_EQ(0, err) TH_LOG("setting up: %s", strerror(err));
+		if (i == 1) {
+			err = mount(NULL, "scratch", NULL,
+				    MS_REMOUNT | MS_RDONLY, NULL) ? errno : 0;
+			ASSERT_EQ(0, err)
+				TH_LOG("remount read-only: %s", strerror(err));
 		}
-		if (i == 1 && mount(NULL, "scratch", NULL,
-				    MS_REMOUNT | MS_RDONLY, NULL)) {
-			ksft_print_msg("remount read-only: %s\n",
-				       strerror(errno));
-			goto out;
-		}
-		if (umount("scratch")) {
-			ksft_print_msg("umount: %s\n", strerror(errno));
-			goto out;
-		}
+		err = umount("scratch") ? errno : 0;
+		ASSERT_EQ(0, err) TH_LOG("umount: %s", strerror(err));
 	}
-	ret = KSFT_PASS;
-out:
-	umount("scratch");
-	rmdir("scratch");
-	set_dir_max(0);
-	return ret;
 }
-
-/* Children of the directory in test_any_name_length: over the kill threshold. */
-#define MANY_FILES	10200
-
-/*
- * A directory keeps the estimate of its positive children at the end of
- * its inline name, where names of 31 to 35 bytes leave no room. Such a
- * directory, its 10200 positive children counted, must keep a new
- * negative child like any other directory, not take all its children for
- * negative ones and kill every new one (and count them all again).
- */
-static int test_any_name_length(void)
-{
-	static const int lengths[] = { 30, 31, 33, 35, 36, 30 };
-	char dir[64] = "long", name[64], first[16], then[16];
-	long killed, counts;
-	char *log, *p;
-	int i, ret = KSFT_FAIL;
-
-	if (set_dir_max(256) || make_dir(dir) || make_files(dir, MANY_FILES) ||
-	    nd_trace_event("negative_dentry_dir_count", 1))
-		goto out;
-	for (i = 0; i < ARRAY_SIZE(lengths); i++) {
-		memset(name, 'd', lengths[i]);
-		snprintf(name + lengths[i] - 2, 3, "%02d", i);
-		if (rename(dir, name))
-			goto out;
-		snprintf(dir, sizeof(dir), "%s", name);
-		/* New names each round, over the limit: queued and counted. */
-		snprintf(first, sizeof(first), "first%d-", i);
-		snprintf(then, sizeof(then), "then%d-", i);
-		if (nd_stat_missing(dir, first, 0, 300))
-			goto out;
-		nd_quiesce(nd_reclaim_activity, NULL, SETTLE_MS);
-		nd_trace_event("negative_dentry_dir_count", 1);
-		killed = nd_debugfs_counter("killed");
-		if (nd_stat_missing(dir, then, 0, 100))
-			goto out;
-		nd_quiesce(nd_reclaim_activity, NULL, SETTLE_MS);
-		killed = nd_debugfs_counter("killed") - killed;
-		log = nd_trace_log();
-		counts = 0;
-		for (p = log; p && (p = strstr(p, "negative_dentry_dir_count:")); p++)
-			counts++;
-		free(log);
-		ksft_print_msg("name of %d bytes: %ld of 100 new negatives killed, %ld counts\n",
-			       lengths[i], killed, counts);
-		if (killed > 0)
-			goto out;
-	}
-	ret = files_intact(dir, MANY_FILES) ? KSFT_FAIL : KSFT_PASS;
-out:
-	nd_trace_event("negative_dentry_dir_count", 0);
-	set_dir_max(0);
-	remove_dir(dir, MANY_FILES);
-	return ret;
-}
-
-#ifndef FIFREEZE
-#define FIFREEZE	_IOWR('X', 119, int)
-#define FITHAW		_IOWR('X', 120, int)
-#endif
 
 /*
  * Mount and unmount a tmpfs, in a child: 0 if it was done within 10 s.
  * If not, thaw @frozen_fd, which may be what it waits for.
  */
-static int other_umount_done(int frozen_fd)
+static int other_umount_done(struct __test_metadata *const _metadata,
+			     int frozen_fd)
 {
 	pid_t pid = fork();
 	int status, i;
 
+	if (pid < 0)
+		return -1;
 	if (pid == 0)
-		exit(mount("none", "other", "tmpfs", 0, NULL) || umount("other"));
+		_exit(mount("none", "other", "tmpfs", 0, NULL) ||
+		      umount("other"));
 	for (i = 0; i < 200; i++) {
 		if (waitpid(pid, &status, WNOHANG) == pid)
-			return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
+			return WIFEXITED(status) && !WEXITSTATUS(status) ?
+			       0 : -1;
 		usleep(50 * 1000);
 	}
-	ksft_print_msg("umount of another filesystem stalled\n");
+	TH_LOG("umount of another filesystem stalled");
 	ioctl(frozen_fd, FITHAW, 0);
 	waitpid(pid, &status, 0);
 	return -1;
@@ -704,90 +819,33 @@ static int other_umount_done(int frozen_fd)
  * inode, which waits for the thaw. Meanwhile another filesystem must still
  * unmount, and the thaw must go through.
  */
-static int test_frozen_fs(void)
+TEST_F_TIMEOUT(dir_max, frozen_fs, TIMEOUT)
 {
 	const char *dev = getenv("NEGATIVE_DENTRY_SCRATCH");
-	int i, fd = -1, ret = KSFT_FAIL;
+	int i, err;
 
 	if (!dev)
-		return KSFT_SKIP;
-	if (make_dir("frozen") || make_dir("other") || set_dir_max(256) ||
-	    mount(dev, "frozen", "ext4", 0, NULL))
-		goto out;
-	fd = open("frozen", O_RDONLY | O_DIRECTORY);
-	if (fd < 0)
-		goto out;
+		SKIP(return, "NEGATIVE_DENTRY_SCRATCH names no device");
+	test_dir(_metadata, &self->state, "frozen");
+	test_dir(_metadata, &self->state, "other");
+	add_mount(_metadata, &self->state, "frozen");
+	/* the child's tmpfs too, should its umount fail */
+	add_mount(_metadata, &self->state, "other");
+	ASSERT_EQ(0, set_dir_max(256));
+	ASSERT_EQ(0, mount(dev, "frozen", "ext4", 0, NULL));
+	self->state.frozen_fd = open("frozen", O_RDONLY | O_DIRECTORY);
+	ASSERT_LE(0, self->state.frozen_fd);
 	for (i = 0; i < 20; i++) {
-		if (make_dir("frozen/d") ||
-		    nd_stat_missing("frozen/d", "x", 0, 400) ||
-		    rmdir("frozen/d") || ioctl(fd, FIFREEZE, 0)) {
-			ksft_print_msg("round %d: %s\n", i, strerror(errno));
-			goto out;
-		}
+		err = make_dir("frozen/d") ||
+		      nd_stat_missing("frozen/d", "x", 0, 400) ||
+		      rmdir("frozen/d") ||
+		      ioctl(self->state.frozen_fd, FIFREEZE, 0) ? errno : 0;
+		ASSERT_EQ(0, err) TH_LOG("round %d: %s", i, strerror(err));
 		usleep(20 * 1000);
-		if (other_umount_done(fd))
-			goto out;
-		if (ioctl(fd, FITHAW, 0)) {
-			ksft_print_msg("thaw: %s\n", strerror(errno));
-			goto out;
-		}
+		ASSERT_EQ(0, other_umount_done(_metadata, self->state.frozen_fd));
+		err = ioctl(self->state.frozen_fd, FITHAW, 0) ? errno : 0;
+		ASSERT_EQ(0, err) TH_LOG("thaw: %s", strerror(err));
 	}
-	ret = KSFT_PASS;
-out:
-	if (fd >= 0)
-		close(fd);
-	umount("frozen");
-	rmdir("frozen");
-	rmdir("other");
-	set_dir_max(0);
-	return ret;
 }
 
-#define T(x) { x, #x }
-static const struct {
-	int (*fn)(void);
-	const char *name;
-} tests[] = {
-	T(test_rejects_bad_values),
-	T(test_any_name_length),
-	T(test_bounds_a_flood),
-	T(test_bounds_a_parallel_flood),
-	T(test_bounds_unlinked_files),
-	T(test_dentry_negative_bad_values),
-	T(test_dentry_negative_unlinks),
-	T(test_positives_survive),
-	T(test_rename_keeps_counts),
-	T(test_mostly_positive_dir_kept),
-	T(test_kills_and_traces),
-	T(test_umount_while_queued),
-	T(test_frozen_fs),
-};
-
-#undef T
-
-int main(void)
-{
-	long saved = nd_read_long(DENTRY_DIR_MAX);
-	int i;
-
-	ksft_print_header();
-	if (saved < 0)
-		ksft_exit_skip("no %s: kernel without fs.dentry-dir-max\n",
-			       DENTRY_DIR_MAX);
-	ksft_set_plan(ARRAY_SIZE(tests));
-	for (i = 0; i < ARRAY_SIZE(tests); i++) {
-		switch (tests[i].fn()) {
-		case KSFT_PASS:
-			ksft_test_result_pass("%s\n", tests[i].name);
-			break;
-		case KSFT_SKIP:
-			ksft_test_result_skip("%s\n", tests[i].name);
-			break;
-		default:
-			ksft_test_result_fail("%s\n", tests[i].name);
-			break;
-		}
-	}
-	set_dir_max(saved);
-	ksft_finished();
-}
+TEST_HARNESS_MAIN

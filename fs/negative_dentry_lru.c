@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Negative dentry reclaim from a memcg's own dentry LRU lists, for
+ * memory.negative_dentry.max (mm/memcg_negative_dentry.c).
+ *
+ * The lists of a memcg are found through its shrinker maps, which say on
+ * which superblocks, and nodes, it has dentries: no superblock it never
+ * touched is visited and sb_lock is never taken. Each list is walked
+ * oldest first with the verdicts of the per-directory limit, in batches,
+ * under the superblock's s_umount taken shared and never on a frozen
+ * filesystem (negative_dentry_lock_sb()). The positive dentries walked
+ * over keep their places on the list.
+ */
+#include <linux/fs.h>
+#include <linux/list_lru.h>
+#include <linux/memcontrol.h>
+#include <linux/negative_dentry_lru.h>
+#include <linux/sched.h>
+#include <linux/shrinker.h>
+
+#include "internal.h"
+#include "negative_dentry.h"
+
+static bool negative_dentry_reclaim_done(struct negative_dentry_reclaim *sc)
+{
+	return sc->reclaimed >= sc->nr_to_reclaim || sc->budget <= 0;
+}
+
+/*
+ * If @shrinker is a superblock's, make one pass, oldest first, over that
+ * superblock's dentry LRU list of @arg's cgroup and node. Return false
+ * once the pass has reclaimed enough or spent its budget.
+ */
+static bool negative_dentry_reclaim_shrinker(struct shrinker *shrinker,
+					     void *arg)
+{
+	struct negative_dentry_reclaim *sc = arg;
+	struct super_block *sb = super_from_shrinker(shrinker);
+	unsigned long left;
+	LIST_HEAD(parked);
+
+	if (!sb || !negative_dentry_lock_sb(sb))
+		return true;
+	sc->stopped = false;
+	left = list_lru_count_one(&sb->s_dentry_lru, sc->nid, sc->memcg);
+	while (left && !sc->stopped && !negative_dentry_reclaim_done(sc)) {
+		unsigned long batch = min3(left, (unsigned long)sc->budget,
+					   (unsigned long)NEGATIVE_DENTRY_BATCH);
+		long scanned = sc->scanned;
+
+		sc->reclaimed += d_negative_reclaim_lru(sb, sc, batch, &parked);
+		scanned = sc->scanned - scanned;
+		sc->budget -= scanned;
+		left -= min_t(unsigned long, left, scanned);
+		if (scanned < batch)
+			break;
+		cond_resched();
+	}
+	/*
+	 * The positive dentries walked over keep their places, unless the
+	 * budget ran out short of both the quota and the end of the list:
+	 * the next run would then find them in its way and get no further,
+	 * so they go to the tail, as rotated, for it to get past them.
+	 */
+	d_negative_putback(&parked, left && sc->budget <= 0 && !sc->stopped &&
+			   sc->reclaimed < sc->nr_to_reclaim);
+	up_read(&sb->s_umount);
+	return !negative_dentry_reclaim_done(sc);
+}
+
+/**
+ * negative_dentry_reclaim_memcg - reclaim from a memcg's dentry LRU lists
+ * @map_memcg: the memcg whose shrinker maps name the superblocks to visit:
+ *	@sc->memcg itself, or, to drain it, a removed child whose dentries
+ *	were spliced to the lists of @sc->memcg
+ * @sc: the lists, of @sc->memcg on every node, and how to reclaim from
+ *	them; @sc->nid is set for each node in turn
+ *
+ * A first reclaim over a cgroup's lists spares hot negative dentries; only
+ * if that fell short should the caller make a second with @sc->age, so
+ * that the cold ones of every list go first. Might sleep.
+ *
+ * Return: true once @sc has reclaimed enough or spent its budget.
+ */
+bool negative_dentry_reclaim_memcg(struct mem_cgroup *map_memcg,
+				   struct negative_dentry_reclaim *sc)
+{
+	int nid;
+
+	for_each_node(nid) {
+		sc->nid = nid;
+		shrinker_memcg_walk(map_memcg, nid,
+				    negative_dentry_reclaim_shrinker, sc);
+		if (negative_dentry_reclaim_done(sc))
+			return true;
+	}
+	return false;
+}
+
+#ifdef CONFIG_NEGATIVE_DENTRY_KUNIT_TEST
+#include "tests/negative_dentry_lru_kunit.c"
+#endif
