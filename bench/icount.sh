@@ -3,18 +3,32 @@
 # instruction clock (vmrun.py --icount), so the inverse of the instructions
 # an operation takes. Prints "bench icount <row> <operation> <value>".
 # Rows: base, or ours with no limit (off), with both limits set and not
-# reached (armed), and over them (over).
+# reached (armed), and over them (over). The -uuid and -git operations
+# use new names of 36 and 38 bytes, which DNAME_INLINE_LEN 36 puts out of
+# line; bytes-* is the slab a negative dentry of such a name takes,
+# weighed in a new cgroup so that nothing freed meanwhile counts.
 . ./lib.sh
 if [ "$quick" = 1 ]; then
-	SECS=0.05 FILES=2000 TREE=2000
+	SECS=0.05 FILES=2000 TREE=2000 NAMES=2000
 else
-	SECS=0.3 FILES=30000 TREE=100000
+	SECS=0.3 FILES=30000 TREE=100000 NAMES=20000
 fi
 cg=/sys/fs/cgroup/icount
 work=$TESTFS/icount
 
 emit() { echo "bench icount $*"; }
 run() { (echo 0 >"$cg/cgroup.procs" && exec "$@"); }
+# weigh MODE: the slab bytes, reclaimable (dentries) or not (names), that
+# NAMES new negative dentries of MODE's shape take, with the limits of $cg
+weigh() {
+	w=$cg-weigh
+	rm -rf $work/names && mkdir $work/names && fresh
+	mkdir $w
+	ours && cat $cg/memory.negative_dentry.max >$w/memory.negative_dentry.max
+	(echo 0 >"$w/cgroup.procs" && exec nd_bench negatives $1 $work/names $NAMES)
+	awk -v n=$NAMES '$1 == "slab" { print int($2 / n) }' $w/memory.stat
+	rmdir $w
+}
 limits() {	# limits DIR_MAX MAX
 	ours || return 0
 	echo "$1" >/proc/sys/fs/dentry-dir-max
@@ -33,13 +47,13 @@ for row in $rows; do
 	over) limits 1000 1000 ;;
 	esac
 	# a first run warms up; create's names must be new again after it
-	for mode in positive negative create; do
+	for mode in positive negative create create-uuid create-git; do
 		fresh
 		run nd_bench rate $mode $work/lookup 1000 $SECS 1 >/dev/null
-		[ $mode = create ] && fresh
+		case $mode in create*) fresh ;; esac
 		emit $row $mode "$(run nd_bench rate $mode $work/lookup 1000 $SECS 1)"
 	done
-	for mode in file rename unlink; do
+	for mode in file file-git rename unlink; do
 		rm -rf $work/$mode
 		nd_bench files $work/$mode $FILES
 		fresh
@@ -47,6 +61,11 @@ for row in $rows; do
 	done
 	fresh
 	emit $row walk "$(run nd_bench walk $work/tree)"
+	# not over the limits: reclaim would free what is being weighed
+	if [ $row != over ]; then
+		emit $row bytes-short "$(weigh create)"
+		emit $row bytes-git "$(weigh create-git)"
+	fi
 	limits 0 max
 done
 echo "progress: done"

@@ -24,7 +24,11 @@ import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+import layout
+
+ROOT = layout.ROOT
+# A whole benchmark boot, the full sizes and all scenarios, takes 25 min.
+BOOT_TIMEOUT = 3600
 SCENARIOS = {
     "lookup": "Lookup rates (stat() a second; base row: base kernel)",
     "pollution": "Hash-chain pollution: a neighbour's positive lookups "
@@ -48,11 +52,12 @@ SCENARIOS = {
 }
 ICOUNT_SCENARIOS = {
     "icount": "Path lengths: operations a second under the instruction "
-              "clock (base row: base kernel)",
+              "clock, and bytes-* the slab bytes a negative dentry takes "
+              "(base row: base kernel)",
 }
 # The operations bench/icount.sh measures in each row.
-ICOUNT_OPS = ("positive", "negative", "create", "file", "rename", "unlink",
-              "walk")
+ICOUNT_OPS = ("positive", "negative", "create", "create-uuid", "create-git",
+              "file", "file-git", "rename", "unlink", "walk")
 # The base-kernel row each row of ours compares with.
 BASE_ROW = {"lookup": "base", "pollution": "unlimited", "storm": "unlimited",
             "flip": "quiet", "runaway": "unlimited", "pays": "unlimited",
@@ -84,10 +89,9 @@ def boot(kernel, rnd, args):
 def boot_once(kernel, rnd, args):
     log = os.path.join(args.out, "logs", f"{kernel}-{rnd}.log")
     cmd = [os.path.join(ROOT, "harness", "vmrun.py"),
-           "--image", os.path.join(ROOT, "build", "obj", f"{kernel}-fast",
-                                   "arch/x86/boot/bzImage"),
+           "--image", layout.image(kernel, "fast"),
            "--kernel", kernel, "--initramfs", args.initramfs,
-           "--timeout", "3600", "--log", log]
+           "--timeout", str(BOOT_TIMEOUT), "--log", log]
     if args.icount:
         cmd += ["--icount", "--append", f"bench.quick={int(args.quick)}",
                 os.path.join(ROOT, "bench", "icount.sh")]
@@ -103,18 +107,30 @@ def boot_once(kernel, rnd, args):
     results, series, started, tail = [], [], False, []
     for line in proc.stdout:
         tail = (tail + [line.rstrip()])[-15:]
-        words = line.split()
-        if line.startswith("progress: "):
+        kind, what = console_line(line)
+        if kind == "progress":
             started = True
-            print(f"  {kernel} round {rnd}: {line[10:].strip()}", flush=True)
-        elif words[:1] == ["bench"] and len(words) == 5:
-            results.append(words[1:])
-        elif words[:1] == ["series"] and len(words) == 5:
-            series.append(words[1:])
+            print(f"  {kernel} round {rnd}: {what}", flush=True)
+        elif kind == "bench":
+            results.append(what)
+        elif kind == "series":
+            series.append(what)
     status = proc.wait()
     print(f"  {kernel} round {rnd}: {time.monotonic() - start:.0f} s",
           flush=True)
     return status, results, series, started, tail
+
+
+def console_line(line):
+    """What a line of bench/guest.sh's console says: ("bench", [scenario,
+    row, metric, value]), ("series", [scenario, row, ms, value]) for a
+    point of a plot, ("progress", text), or (None, None)."""
+    words = line.split()
+    if line.startswith("progress: "):
+        return "progress", line[len("progress: "):].strip()
+    if words[:1] in (["bench"], ["series"]) and len(words) == 5:
+        return words[0], words[1:]
+    return None, None
 
 
 def number(text):

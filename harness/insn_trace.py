@@ -17,7 +17,13 @@ import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# gdb runs this file too, without its folder on the path
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import layout  # noqa: E402
+
+ROOT = layout.ROOT
+# Single-stepping a guest's marked calls takes a few minutes under TCG.
+GUEST_TIMEOUT = 1200
 # The system calls bench/insn_trace.sh makes after a mark.
 SYSCALLS = ("__x64_sys_newfstatat", "__x64_sys_unlink", "__x64_sys_rename")
 PORTS = {"base": 12340, "patched": 12341}
@@ -78,13 +84,13 @@ def step(out):
 
 def boot(kernel, args):
     """Start @kernel's guest and its gdb; return both processes."""
-    obj = os.path.join(ROOT, "build", "obj", f"{kernel}-fast")
+    obj = layout.obj(kernel, "fast")
     out = args.out
     log = open(os.path.join(out, f"{kernel}.console"), "w")
     guest = subprocess.Popen(
         [os.path.join(ROOT, "harness", "vmrun.py"), "--icount",
-         "--gdb", str(PORTS[kernel]), "--timeout", "1200",
-         "--image", os.path.join(obj, "arch/x86/boot/bzImage"),
+         "--gdb", str(PORTS[kernel]), "--timeout", str(GUEST_TIMEOUT),
+         "--image", layout.image(kernel, "fast"),
          "--kernel", kernel, "--initramfs", args.initramfs,
          "--append", f"bench.quick={int(args.quick)}",
          os.path.join(ROOT, "bench", "insn_trace.sh")],

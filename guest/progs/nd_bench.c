@@ -14,10 +14,16 @@
  *	create new files, close each and unlink it, the churn of temporary
  *	files: each leaves a negative dentry, or none under
  *	fs.dentry-negative=1; prints create+unlink pairs a second.
+ *	create-uuid, create-git, file-uuid, file-git: create and file with
+ *	new names of 36 bytes (shaped as UUIDs) or 38 (as git's loose
+ *	objects), which need an external name when DNAME_INLINE_LEN is 36.
  *	rename: rename the N files (file<k> to moved<k> and back). unlink:
  *	unlink the N files, until SECONDS or none is left. The N files are
  *	DIR/file0 .. file<N-1> (nd_bench files) and the threads share them:
  *	rename and unlink take one thread.
+ *   nd_bench negatives MODE DIR N
+ *	stat() N new names of MODE's shape (create, create-uuid, create-git)
+ *	in DIR: N new negative dentries
  *   nd_bench tree DIR N
  *	create N files in DIR/d0 .. d<N/1000>, a thousand a directory
  *   nd_bench walk DIR
@@ -105,6 +111,23 @@ struct rate {
 	long done;
 };
 
+/*
+ * DIR/<name> for the @i-th new name of thread @id, in the shape a mode's
+ * suffix asks for: -uuid, 36 bytes; -git, 38; else new-<id>-<i>.
+ */
+static void new_name(char *path, size_t size, const char *mode,
+		     const char *dir, int id, long i)
+{
+	const char *shape = strchr(mode, '-');
+
+	if (shape && !strcmp(shape, "-uuid"))
+		snprintf(path, size, "%s/%08x-0000-4000-8000-%012lx", dir, id, i);
+	else if (shape && !strcmp(shape, "-git"))
+		snprintf(path, size, "%s/%06x%032lx", dir, id, i);
+	else
+		snprintf(path, size, "%s/new-%d-%ld", dir, id, i);
+}
+
 static void *rate_thread(void *arg)
 {
 	struct rate *r = arg;
@@ -154,9 +177,8 @@ static void *rate_thread(void *arg)
 				die(path);
 			continue;
 		}
-		if (!strcmp(r->mode, "file")) {
-			snprintf(path, sizeof(path), "%s/new-%d-%ld", r->dir,
-				 r->id, i);
+		if (!strncmp(r->mode, "file", 4)) {
+			new_name(path, sizeof(path), r->mode, r->dir, r->id, i);
 			make_file(path);
 			continue;
 		}
@@ -165,8 +187,7 @@ static void *rate_thread(void *arg)
 		else if (!strcmp(r->mode, "negative"))
 			snprintf(path, sizeof(path), "%s/absent%ld", r->dir, k);
 		else
-			snprintf(path, sizeof(path), "%s/new-%d-%ld", r->dir,
-				 r->id, i);
+			new_name(path, sizeof(path), r->mode, r->dir, r->id, i);
 		stat(path, &st);
 	}
 	r->done = i;
@@ -203,6 +224,20 @@ static int cmd_rate(const char *mode, const char *dir, long n, double secs,
 		total += r[i].done;
 	}
 	printf("%.0f\n", total / (now() - start));
+	return 0;
+}
+
+static int cmd_negatives(const char *mode, const char *dir, long n)
+{
+	char path[4096];
+	struct stat st;
+	long i;
+
+	for (i = 0; i < n; i++) {
+		new_name(path, sizeof(path), mode, dir, 0, i);
+		if (!stat(path, &st) || errno != ENOENT)
+			die(path);
+	}
 	return 0;
 }
 
@@ -417,6 +452,8 @@ int main(int argc, char **argv)
 	if ((argc == 6 || argc == 7) && !strcmp(argv[1], "runaway"))
 		return cmd_runaway(argv[2], argv[3], atol(argv[4]),
 				   atoi(argv[5]), argc == 7 ? atof(argv[6]) : 0);
+	if (argc == 5 && !strcmp(argv[1], "negatives"))
+		return cmd_negatives(argv[2], argv[3], atol(argv[4]));
 	if (argc == 4 && !strcmp(argv[1], "tree"))
 		return cmd_tree(argv[2], atol(argv[3]));
 	if (argc == 3 && !strcmp(argv[1], "walk"))
