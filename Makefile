@@ -3,7 +3,10 @@
 #   make run                 the demo
 #   make check               every test, ending in "N passed, N failed"
 #   make vm-run SCRIPT=f.sh  run a script in the guest (KERNEL=base|patched)
-#   make patch               one combined patch of base -> our kernel
+#   make patch               the series as mailed (build/series) and one
+#                            combined patch of base -> our kernel
+#   make series-check        each patch of the series builds and passes
+#                            checkpatch (half an hour from cold)
 #   make fresh-check         make check in a new minimal Debian 12 root
 #   make stress              the stress and fault suite (DURATION=seconds)
 #
@@ -20,14 +23,16 @@ SCRIPT ?=
 SUITES ?=
 GUEST ?= busybox
 FULL ?=
+# Suites make check runs at once, each in its own guest.
+CHECK_JOBS ?= 2
 CHECK_KERNELS := patched-debug base-fast patched-fast $(if $(FULL),base-debug)
 
 FLAVOUR = $(if $(filter 0,$(or $(DEBUG),$(DEBUG_DEFAULT))),fast,debug)
 BUILD := $(CURDIR)/build
-image = $(BUILD)/obj/$(1)-$(FLAVOUR)/arch/x86/boot/bzImage
+image = $(shell harness/layout.py image $(1) $(FLAVOUR))
 INITRAMFS := $(BUILD)/guest/initramfs.cpio
-CGROUP_TESTS_BASE := $(BUILD)/src/base/tools/testing/selftests/cgroup
-SELFTESTS_OURS := $(BUILD)/src/patched/tools/testing/selftests
+CGROUP_TESTS_BASE := $(shell harness/layout.py src base)/tools/testing/selftests/cgroup
+SELFTESTS_OURS := $(shell harness/layout.py src patched)/tools/testing/selftests
 UPSTREAM_TESTS := test_core test_kmem test_memcontrol
 OUR_TESTS := test_negative_dentry dentry_dir_max
 GUEST_PROGS := $(patsubst guest/progs/%.c,%,$(wildcard guest/progs/*.c))
@@ -40,8 +45,10 @@ GUEST_ARGS = $(if $(filter debian,$(GUEST)),--guest debian \
 VMRUN = harness/vmrun.py $(GUEST_ARGS) --timeout $(TIMEOUT) \
 	$(if $(filter 1,$(KVM)),--kvm)
 PATCH := $(BUILD)/negative-dentry.patch
+# The unit tests of the harness itself, before anything is built.
+HARNESS_TESTS := python3 -m unittest discover -s harness -p '*_test.py'
 
-.PHONY: run check fresh-check stress stress-stage bench insn-trace deb vm-run patch deps tree kernel initramfs debian-rootfs clean
+.PHONY: run check fresh-check stress stress-stage bench insn-trace deb vm-run patch series-check harness-test deps tree kernel initramfs debian-rootfs clean
 
 run: DEBUG_DEFAULT := 0
 run: kernel initramfs
@@ -53,13 +60,14 @@ run: kernel initramfs
 # make check tests our kernel in both flavours (the debug checkers catch bugs,
 # the fast kernel runs workloads at a realistic speed) and the fast base
 # kernel to compare with; FULL=1 adds the debug base kernel too.
-check:
+check: tree
+	$(HARNESS_TESTS)
 	harness/deps.sh userspace
 	$(MAKE) --no-print-directory initramfs patch stress-stage
 	for k in $(CHECK_KERNELS); do harness/kernel.sh $${k%-*} $${k#*-} || exit 1; done
 	$(MAKE) --no-print-directory debian-rootfs
 	harness/check.py --initramfs $(INITRAMFS) --rootfs $(DEBIAN_ROOTFS) --patch $(PATCH) \
-		--kernels "$(CHECK_KERNELS)" \
+		--kernels "$(CHECK_KERNELS)" --jobs $(CHECK_JOBS) \
 		$(if $(filter 1,$(KVM)),--kvm) $(SUITES)
 
 # make fresh-check: make check (or TARGET=) as a new user meets it, in a
@@ -120,10 +128,21 @@ vm-run: kernel $(if $(filter debian,$(GUEST)),debian-rootfs,initramfs)
 
 patch: tree
 	harness/assemble.py diff >$(PATCH).tmp
-	cd $(BUILD)/src/base && git apply --check $(PATCH).tmp
+	cd $(shell harness/layout.py src base) && git apply --check $(PATCH).tmp
 	mv $(PATCH).tmp $(PATCH)
 	@git apply --stat $(PATCH)
-	@echo "patch: $(PATCH)"
+	harness/series.py format
+	@echo "patch: $(PATCH), and the series in $(BUILD)/series"
+
+# make series-check: each patch of the series, in order, builds fs/ and mm/
+# with its symbols defined, and passes checkpatch --strict; then the series
+# with CONFIG_NEGATIVE_DENTRY_LIMITS off.
+series-check: patch
+	harness/kernel.sh base fast
+	harness/series_check.py
+
+harness-test: deps
+	$(HARNESS_TESTS)
 
 deps:
 	harness/deps.sh

@@ -9,6 +9,11 @@
                       any other tree: bring PATCHED up to date with BASE and
                       PATCHDIR/series (used for userspace/systemd)
 
+PATCHDIR/series names the patches in order, one a line; under a patch, one
+an indented line, the new files it adds, which live in the repository at
+their kernel paths (harness/series.py makes a patch of each with them).
+Every file of ours at a kernel path must be named there exactly once.
+
 Only files whose content changes are rewritten, so builds redo only what
 depends on them. A patch that does not apply stops with its name and the
 failing hunk.
@@ -23,6 +28,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, "build")
 KERNEL_BASE = os.path.join(BUILD, "src", "base")
 KERNEL_PATCHED = os.path.join(BUILD, "src", "patched")
+PATCHES = os.path.join(ROOT, "patches")
 TARBALL = "/usr/src/linux-source-6.12.tar.xz"
 STAMP = ".negdentry-base-version"
 MANIFEST = ".negdentry-manifest"
@@ -45,10 +51,24 @@ def tree_version(tree):
     return text.decode().strip() if text else None
 
 
-def series(patchdir):
+def series_entries(patchdir):
+    """[(patch, [new files it adds])] of @patchdir/series, in order."""
     text = read(os.path.join(patchdir, "series"))
-    names = (text.decode().split("\n") if text else [])
-    return [n.strip() for n in names if n.strip() and not n.startswith("#")]
+    entries = []
+    for line in (text.decode().split("\n") if text else []):
+        if not line.strip() or line.startswith("#"):
+            continue
+        if line[0].isspace():
+            if not entries:
+                die(f"{patchdir}/series: '{line.strip()}' before any patch")
+            entries[-1][1].append(line.strip())
+        else:
+            entries.append((line.strip(), []))
+    return entries
+
+
+def series(patchdir):
+    return [patch for patch, _ in series_entries(patchdir)]
 
 
 def patch_targets(patch):
@@ -163,9 +183,23 @@ def ensure_kernel_base(version):
     os.rename(tmp, KERNEL_BASE)
 
 
+def overlay_problems(files, entries):
+    """What is wrong between our files at kernel paths and the new files
+    patches/series names: one unnamed, named twice, or named and absent."""
+    named = [f for _, added in entries for f in added]
+    problems = [f"{f} is named twice in patches/series"
+                for f in sorted({f for f in named if named.count(f) > 1})]
+    problems += [f"{f} is in no patch of patches/series"
+                 for f in sorted(set(files) - set(named))]
+    problems += [f"patches/series names {f}, which is not in the repository"
+                 for f in sorted(set(named) - set(files))]
+    return problems
+
+
 def kernel_overlay():
     """Our files at kernel paths: everything under a top-level directory of
-    ours that is also a top-level directory of the kernel."""
+    ours that is also a top-level directory of the kernel, each the new
+    file of one patch."""
     files = {}
     for top in sorted(os.listdir(ROOT)):
         if top.startswith(".") or \
@@ -175,6 +209,9 @@ def kernel_overlay():
             for name in names:
                 path = os.path.join(dirpath, name)
                 files[os.path.relpath(path, ROOT)] = path
+    problems = overlay_problems(files, series_entries(PATCHES))
+    if problems:
+        die("\n".join(problems))
     return files
 
 
@@ -202,7 +239,7 @@ def diff():
     print(f"linux-source-6.12 {kernel_version()} with the patches of "
           "patches/series\nand the new files of the repository, as one "
           "patch:\n")
-    for p in series(os.path.join(ROOT, "patches")):
+    for p in series(PATCHES):
         print(f"  {subject(p)}")
     print("\n---", flush=True)
     listed = read(os.path.join(KERNEL_PATCHED, MANIFEST))
@@ -225,8 +262,7 @@ if __name__ == "__main__":
     cmd = sys.argv[1:2]
     if cmd == ["tree"]:
         ensure_kernel_base(kernel_version())
-        sync(KERNEL_BASE, KERNEL_PATCHED, os.path.join(ROOT, "patches"),
-             kernel_overlay())
+        sync(KERNEL_BASE, KERNEL_PATCHED, PATCHES, kernel_overlay())
     elif cmd == ["diff"]:
         diff()
     elif cmd == ["sync"] and len(sys.argv) == 5:

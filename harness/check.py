@@ -3,7 +3,8 @@
 
 Each suite boots a guest with harness/vmrun.py (its console goes to
 build/check/<suite>.log) and judges what came back:
-  harness    vm-run's own promises: exit status, WARN, timeout, bad script;
+  harness    vm-run's own promises: exit status, WARN, KASAN, timeout, bad
+             script;
              README.md's package table is the one harness/deps.sh installs;
              the Prometheus metrics and alerts (tests/prometheus, no guest);
   upstream   the cgroup selftests test_core, test_kmem and test_memcontrol
@@ -16,7 +17,8 @@ build/check/<suite>.log) and judges what came back:
              patched kernels: every test they declare must pass; and a
              boot with cgroup.memory=nokmem, where a limit is refused;
   checkpatch scripts/checkpatch.pl --strict over the combined patch and
-             over each patch of patches/series;
+             over each patch of the series as make patch mails it (new
+             files included);
   w1         the C files our kernel changes compile with no more W=1
              warnings than the base kernel's;
   bench      make bench's quick mode runs to the end;
@@ -26,8 +28,10 @@ build/check/<suite>.log) and judges what came back:
              debug kernel, then what must hold afterwards (make stress is
              the long form).
 Run from the Makefile (make check), which builds what this needs first.
+Two suites run at once (--jobs), each printed whole when it ends.
 """
 import argparse
+import io
 import os
 import re
 import shutil
@@ -35,22 +39,24 @@ import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-LOGS = os.path.join(ROOT, "build", "check")
+import layout
+from results import Results
+import series_check
 
+ROOT = layout.ROOT
+LOGS = layout.CHECK_LOGS
 
-class Results:
-    def __init__(self):
-        self.passed = self.failed = 0
-
-    def check(self, ok, name, why=""):
-        if ok:
-            self.passed += 1
-            print(f"  PASS {name}", flush=True)
-        else:
-            self.failed += 1
-            print(f"  FAIL {name}{': ' + why if why else ''}", flush=True)
-        return ok
+# How long a guest may take, in seconds, before vm-run kills it; each is
+# several times what the run takes on a loaded 2-core machine under TCG.
+TIMEOUT_SCRIPT = 300        # a boot and a script of a few seconds
+TIMEOUT_HANG = 45           # the harness's own test of a guest that hangs
+TIMEOUT_KUNIT = 600         # the KUnit suites at boot (2 min on debug)
+TIMEOUT_NOKMEM = 600        # the nokmem boot's refused limit
+TIMEOUT_UPSTREAM = 2400     # test_core, test_kmem, test_memcontrol (debug: 3 min)
+TIMEOUT_SELFTESTS = 3600    # our two selftest programs (debug: 10 min)
+TIMEOUT_USERSPACE = 1800    # systemd, podman, runc, crun, metrics (8 min)
+TIMEOUT_INSTALLED = 600     # a boot of the kernel our package installed
+TIMEOUT_STRESS_EXTRA = 1200  # the stress suite's checks, beyond its load
 
 
 class Guest:
@@ -60,8 +66,7 @@ class Guest:
     @staticmethod
     def image(kernel):
         """kernel is base|patched, then -debug|-fast: patched-debug."""
-        return os.path.join(ROOT, "build", "obj", kernel,
-                            "arch/x86/boot/bzImage")
+        return layout.image(*kernel.split("-"))
 
     def run(self, kernel, script, timeout, log, append="", image=None):
         """Boot `kernel` (or `image`), run `script`; return (status,
@@ -119,14 +124,22 @@ def harness_suite(guest, r):
             "output, promtool check metrics and test rules",
             "; ".join(l for l in lines if l.startswith("not ok")))
     kernel = "patched-debug"
-    status, _ = guest.run(kernel, "tests/harness/exit3.sh", 300, "exit3")
+    status, _ = guest.run(kernel, "tests/harness/exit3.sh", TIMEOUT_SCRIPT,
+                          "exit3")
     r.check(status == 3, "vm-run exits with the script's status",
             f"got {status}, want 3")
-    status, lines = guest.run(kernel, "tests/harness/warn.sh", 300, "warn")
+    status, lines = guest.run(kernel, "tests/harness/warn.sh",
+                              TIMEOUT_SCRIPT, "warn")
     warned = any("WARNING: CPU:" in l and "lkdtm" in l for l in lines)
     r.check(status == 99 and warned, "a kernel WARN fails the run",
             f"got {status}, want 99 with the lkdtm WARNING reported")
-    status, _ = guest.run(kernel, "tests/harness/hang.sh", 45, "hang")
+    status, lines = guest.run(kernel, "tests/harness/kasan.sh",
+                              TIMEOUT_SCRIPT, "kasan")
+    reported = any("BUG: KASAN: slab-use-after-free" in l for l in lines)
+    r.check(status == 99 and reported, "a KASAN report fails the run",
+            f"got {status}, want 99 with KASAN's report")
+    status, _ = guest.run(kernel, "tests/harness/hang.sh", TIMEOUT_HANG,
+                          "hang")
     r.check(status == 124, "a guest that never finishes is killed",
             f"got {status}, want 124")
     res = subprocess.run([os.path.join(ROOT, "harness", "vmrun.py"),
@@ -137,27 +150,110 @@ def harness_suite(guest, r):
             "a missing script is a clear error", res.stderr.strip())
 
 
-TAP = re.compile(r"^(ok|not ok) \d+ (# SKIP )?(.+?)\s*$")
+KUNIT_TOOL = "tools/testing/kunit"
+SOURCE_TARBALL = "/usr/src/linux-source-6.12.tar.xz"
+
+
+def kunit_tool():
+    """The folder of tools/testing/kunit's parser: the base tree's, or,
+    before the base is extracted (the harness's unit tests run first), the
+    parser's two files taken from Debian's source tarball."""
+    tree = os.path.join(layout.src("base"), KUNIT_TOOL)
+    if os.path.exists(os.path.join(tree, "kunit_parser.py")):
+        return tree
+    own = os.path.join(layout.BUILD, "kunit-tool")
+    if not os.path.exists(os.path.join(own, "kunit_printer.py")):
+        os.makedirs(own, exist_ok=True)
+        subprocess.run(["tar", "-xJf", SOURCE_TARBALL, "-C", own,
+                        "--strip-components=4", "--wildcards",
+                        f"*/{KUNIT_TOOL}/kunit_parser.py",
+                        f"*/{KUNIT_TOOL}/kunit_printer.py"], check=True)
+    return own
+
+
+def kunit_parser():
+    """tools/testing/kunit's KTAP parser, silenced: it prints its own
+    report as it parses."""
+    sys.path.insert(0, kunit_tool())
+    import kunit_parser as parser  # pylint: disable=import-outside-toplevel
+    import kunit_printer  # pylint: disable=import-outside-toplevel
+    if not isinstance(parser.stdout._output, io.StringIO):
+        parser.stdout = kunit_printer.Printer(io.StringIO())
+    return parser
+
+
+# kselftest.h writes a skip as "ok N # SKIP name", where KTAP, and the
+# parser, has "ok N name # SKIP"; the cgroup selftests of 6.12 write no
+# version line, which the parser starts at; and tests/userspace/tap.sh,
+# which streams results as they come, writes its plan last, where the
+# parser wants it first (and loops without end when it is not).
+KSFT_SKIP = re.compile(r"^(\s*(?:not )?ok \d+) # SKIP (.*)$")
+PLAN = re.compile(r"^\s*1\.\.\d+\s*$")
+RESULT = re.compile(r"^\s*(?:not )?ok \d+")
+
+
+def as_ktap(lines):
+    """One program's TAP as the parser reads it."""
+    out, plan = [], None
+    for line in lines:
+        m = KSFT_SKIP.match(line)
+        if m:
+            line = f"{m.group(1)} {m.group(2)} # SKIP"
+        if PLAN.match(line) and any(RESULT.match(o) for o in out):
+            plan = line
+            continue
+        out.append(line)
+    start = next((i for i, o in enumerate(out) if "TAP version" in o), None)
+    if start is None:
+        out.insert(0, "TAP version 13")
+        start = 0
+    if plan:
+        out.insert(start + 1, plan)
+    return out
+
+
+def programs(lines):
+    """(program, its lines) for each 'selftest: NAME' ... 'selftest: NAME
+    exited N' on a console: how our guest scripts frame each program."""
+    prog, chunk = None, []
+    for line in lines:
+        if line.startswith("selftest: "):
+            if prog:
+                yield prog, chunk
+            prog, chunk = (None if " exited " in line else line.split()[1]), []
+        elif prog:
+            chunk.append(line)
+    if prog:
+        yield prog, chunk
+
+
+STATUS = {"SUCCESS": "pass", "SKIPPED": "skip"}
 
 
 def parse_selftests(lines):
-    """TAP of kselftest programs, each announced by 'selftest: NAME'.
-    Returns {(program, test): pass|fail|skip}."""
-    results, prog = {}, None
-    for line in lines:
-        if line.startswith("selftest: ") and " exited " not in line:
-            prog = line.split()[1]
-        elif prog and TAP.match(line):
-            ok, skip, name = TAP.match(line).groups()
-            results[(prog, name)] = "skip" if skip else \
-                "pass" if ok == "ok" else "fail"
+    """The results of the kselftest programs a guest script ran, read with
+    the kernel's KTAP parser: {(program, test): pass|fail|skip}. A test a
+    program's plan promised and never reported is "crashed"."""
+    parser = kunit_parser()
+    results = {}
+    for prog, chunk in programs(lines):
+        top = parser.parse_run_tests(as_ktap(chunk))
+        for case in top.subtests:
+            name = case.name or "crashed"
+            results[(prog, name)] = STATUS.get(case.status.name, "fail")
     return results
 
 
 def declared_tests(source):
-    """The tests a cgroup selftest declares: the T(name) of its tests[]."""
+    """The tests a selftest declares: the T(name) of a cgroup selftest's
+    tests[], or kselftest_harness's TEST_F(fixture, name) and
+    TEST_F_TIMEOUT(fixture, name, seconds), which it reports as
+    fixture.name."""
     with open(source) as f:
-        return re.findall(r"^\s*T\((\w+)\)", f.read(), re.M)
+        text = f.read()
+    return re.findall(r"^\s*T\((\w+)\)", text, re.M) + \
+        [f"{fix}.{name}" for fix, name in
+         re.findall(r"^TEST_F(?:_TIMEOUT)?\((\w+), (\w+)[,)]", text, re.M)]
 
 
 def known_results(path, flavour):
@@ -188,7 +284,7 @@ def upstream_pair(guest, r, flavour):
         if f"{kernel}-{flavour}" not in guest.args.kernels.split():
             continue
         status, lines = guest.run(f"{kernel}-{flavour}",
-                                  "tests/upstream/run.sh", 2400,
+                                  "tests/upstream/run.sh", TIMEOUT_UPSTREAM,
                                   f"upstream-{kernel}-{flavour}")
         kernel = f"{kernel}-{flavour}"
         r.check(status == 0, f"upstream selftests on {kernel}: clean run",
@@ -196,7 +292,7 @@ def upstream_pair(guest, r, flavour):
         results = parse_selftests(lines)
         for prog in ("test_core", "test_kmem", "test_memcontrol"):
             want = declared_tests(os.path.join(
-                ROOT, "build/src/base/tools/testing/selftests/cgroup",
+                layout.src("base"), "tools/testing/selftests/cgroup",
                 prog + ".c"))
             missing = [t for t in want if (prog, t) not in results]
             r.check(want and not missing, f"{kernel} {prog} ran all its "
@@ -221,47 +317,33 @@ def upstream_pair(guest, r, flavour):
 
 
 def checkpatch(r, name, patch, *flags):
-    res = subprocess.run(
-        ["perl", "scripts/checkpatch.pl", "--strict", "--terse",
-         "--show-types", *flags, patch],
-        cwd=os.path.join(ROOT, "build", "src", "patched"),
-        capture_output=True, text=True)
-    for line in res.stdout.splitlines():
+    ok, report = series_check.checkpatch(patch, *flags)
+    for line in report.splitlines():
         print(f"    {line}")
-    r.check(res.returncode == 0, f"checkpatch --strict {name}")
-
-
-# A backport of an upstream commit keeps upstream's message: commit ids
-# this tree has no history for, written as upstream wrote them, and its
-# wording. Its code is checked like ours.
-BACKPORT_IGNORE = "GIT_COMMIT_ID,UNKNOWN_COMMIT_ID,REPEATED_WORD"
-
-
-def is_backport(patch):
-    """Its message says "commit <sha1> upstream.", as stable backports do."""
-    with open(patch, errors="replace") as f:
-        return re.search(r"^commit [0-9a-f]{40} upstream\.$", f.read(),
-                         re.M) is not None
+    r.check(ok, f"checkpatch --strict {name}")
 
 
 def checkpatch_suite(guest, r):
+    """The combined patch, and each patch of build/series (make patch) as
+    it would be mailed, with the new files it adds."""
     checkpatch(r, "the combined patch", os.path.abspath(guest.args.patch),
                "--no-signoff")
-    with open(os.path.join(ROOT, "patches", "series")) as f:
-        for name in f.read().split():
-            patch = os.path.join(ROOT, "patches", name)
-            flags = ["--ignore", BACKPORT_IGNORE] if is_backport(patch) else []
-            checkpatch(r, f"patches/{name}", patch, *flags)
+    names = sorted(n for n in os.listdir(layout.SERIES_OUT)
+                   if n.endswith(".patch") and "cover-letter" not in n)
+    r.check(names, "make patch wrote the series", layout.SERIES_OUT)
+    for name in names:
+        checkpatch(r, f"build/series/{name}",
+                   os.path.join(layout.SERIES_OUT, name))
 
 
 def w1_warnings(kernel, objects):
     """W=1 warnings per source file, compiling @objects of @kernel in an
     object directory of their own, configured like the fast kernel."""
-    obj = os.path.join(ROOT, "build", "obj", f"{kernel}-w1")
+    obj = layout.obj(kernel, "w1")
     os.makedirs(obj, exist_ok=True)
-    shutil.copy(os.path.join(ROOT, "build", "obj", f"{kernel}-fast",
-                             ".config"), os.path.join(obj, ".config"))
-    make = ["make", "-s", "-C", os.path.join(ROOT, "build", "src", kernel),
+    shutil.copy(os.path.join(layout.obj(kernel, "fast"), ".config"),
+                os.path.join(obj, ".config"))
+    make = ["make", "-s", "-C", layout.src(kernel),
             f"O={obj}", "CC=ccache gcc", f"-j{os.cpu_count()}"]
     subprocess.run(make + ["olddefconfig"], check=True)
     res = subprocess.run(make + ["W=1"] + objects, capture_output=True,
@@ -277,7 +359,7 @@ def w1_warnings(kernel, objects):
 
 def w1_suite(guest, r):
     """No new W=1 warnings in the C files our kernel touches."""
-    with open(os.path.join(ROOT, "build/src/patched/.negdentry-manifest")) as f:
+    with open(os.path.join(layout.src("patched"), ".negdentry-manifest")) as f:
         sources = [p for p in f.read().split() if p.endswith(".c") and
                    p.split("/")[0] in ("fs", "mm") and "/tests/" not in p]
     objects = [p[:-2] + ".o" for p in sources]
@@ -285,7 +367,7 @@ def w1_suite(guest, r):
     r.check(ours_status == 0, "W=1 build of the touched files")
     base_status, base = w1_warnings(
         "base", [o for o in objects
-                 if os.path.exists(os.path.join(ROOT, "build/src/base",
+                 if os.path.exists(os.path.join(layout.src("base"),
                                                 o[:-2] + ".c"))])
     for src in sources:
         r.check(ours.get(src, 0) <= base.get(src, 0), f"W=1 {src}",
@@ -297,15 +379,14 @@ KUNIT_SUITES = ("negative_dentry", "negative_dentry_evict",
 
 
 def kunit_suite(guest, r):
-    sys.path.insert(0, os.path.join(ROOT, "build/src/patched/tools/testing/kunit"))
-    import kunit_parser
+    parser = kunit_parser()
     for kernel in ("patched-debug", "patched-fast"):
         status, lines = guest.run(
-            kernel, "tests/kunit/run.sh", 600, f"kunit-{kernel}",
+            kernel, "tests/kunit/run.sh", TIMEOUT_KUNIT, f"kunit-{kernel}",
             append="kunit.enable=1 kunit.filter_glob=*negative_dentry*")
         r.check(status == 0, f"{kernel} kunit boot: clean run",
                 f"vm-run status {status}")
-        top = kunit_parser.parse_run_tests(lines)
+        top = parser.parse_run_tests(lines)
         suites = {suite.name: suite for suite in top.subtests}
         for name in KUNIT_SUITES:
             suite = suites.get(name)
@@ -313,7 +394,7 @@ def kunit_suite(guest, r):
                            f"{kernel} kunit {name} ran", "no results"):
                 continue
             for case in suite.subtests:
-                r.check(case.status == kunit_parser.TestStatus.SUCCESS,
+                r.check(case.status == parser.TestStatus.SUCCESS,
                         f"{kernel} kunit {name}.{case.name}",
                         case.status.name)
 
@@ -328,18 +409,19 @@ OUR_SELFTESTS = {
 def selftests_suite(guest, r):
     for kernel in ("patched-debug", "patched-fast"):
         status, lines = guest.run(kernel, "tests/negative-dentry/run.sh",
-                                  3600, f"selftests-{kernel}")
+                                  TIMEOUT_SELFTESTS, f"selftests-{kernel}")
         r.check(status == 0, f"{kernel} selftests: clean run",
                 f"vm-run status {status}")
         results = parse_selftests(lines)
         for prog, source in OUR_SELFTESTS.items():
             for test in declared_tests(os.path.join(
-                    ROOT, "build/src/patched/tools/testing/selftests",
+                    layout.src("patched"), "tools/testing/selftests",
                     source)):
                 got = results.get((prog, test), "missing")
                 r.check(got == "pass", f"{kernel} {prog} {test}", got)
-        status, _ = guest.run(kernel, "tests/negative-dentry/nokmem.sh", 600,
-                              f"nokmem-{kernel}", append="cgroup.memory=nokmem")
+        status, _ = guest.run(kernel, "tests/negative-dentry/nokmem.sh",
+                              TIMEOUT_NOKMEM, f"nokmem-{kernel}",
+                              append="cgroup.memory=nokmem")
         r.check(status == 0, f"{kernel} cgroup.memory=nokmem: a limit is "
                 "refused", f"vm-run status {status}")
 
@@ -361,7 +443,7 @@ def bench_suite(guest, r):
     """make bench's quick mode, wall clock and ICOUNT=1, runs to the end and
     produces numbers, and make insn-trace's steps through its first calls:
     so that neither can rot. No timing or count is judged."""
-    out = os.path.join(ROOT, "build", "bench-quick")
+    out = os.path.join(layout.BUILD, "bench-quick")
     res = quick_bench(guest, out)
     r.check(res.returncode == 0, "bench quick mode: numbers for every "
             "scenario on both kernels", res.stderr.strip()[-300:])
@@ -369,13 +451,13 @@ def bench_suite(guest, r):
         path = os.path.join(out, png)
         r.check(os.path.exists(path) and os.path.getsize(path) > 0,
                 f"bench quick mode: {png}")
-    res = quick_bench(guest, os.path.join(ROOT, "build", "bench-icount-quick"),
+    res = quick_bench(guest, os.path.join(layout.BUILD, "bench-icount-quick"),
                       "--icount")
     r.check(res.returncode == 0, "bench ICOUNT=1 quick mode: numbers for "
             "every operation on both kernels", res.stderr.strip()[-300:])
     res = subprocess.run([os.path.join(ROOT, "harness", "insn_trace.py"),
                           "--initramfs", guest.args.initramfs, "--quick",
-                          "--out", os.path.join(ROOT, "build", "insn-quick")],
+                          "--out", os.path.join(layout.BUILD, "insn-quick")],
                          capture_output=True, text=True)
     r.check(res.returncode == 0, "make insn-trace quick mode: every marked "
             "call stepped on both kernels",
@@ -405,23 +487,24 @@ def undocumented_dbus_properties(tree):
 def userspace_suite(guest, r):
     """systemd, podman, crun, runc, OCI bundles and libcgroup in the Debian
     guest; our systemd's own unit tests; our kernel's package."""
-    obj = os.path.join(ROOT, "build", "systemd", "obj")
+    obj = os.path.join(layout.BUILD, "systemd", "obj")
     res = subprocess.run([os.path.join(obj, "test-load-fragment")],
                          capture_output=True, text=True)
     r.check(res.returncode == 0, "systemd test-load-fragment (with "
             "config_parse_negative_dentry_max)", res.stderr[-300:])
-    res = subprocess.run(["bash", os.path.join(ROOT, "build", "systemd", "tree",
-                                               "tools", "check-directives.sh"),
-                          os.path.join(ROOT, "build", "systemd", "tree"), obj],
+    tree = os.path.join(layout.BUILD, "systemd", "tree")
+    res = subprocess.run(["bash", os.path.join(tree, "tools",
+                                               "check-directives.sh"),
+                          tree, obj],
                          capture_output=True, text=True)
     r.check(res.returncode == 0, "systemd check-directives",
             (res.stdout + res.stderr)[-300:])
-    missing = undocumented_dbus_properties(os.path.join(ROOT, "build", "systemd", "tree"))
+    missing = undocumented_dbus_properties(tree)
     r.check(not missing, "org.freedesktop.systemd1(5) lists our D-Bus properties "
             "on the manager and every unit type", f"missing: {missing}")
     for kernel in ("patched-fast", "base-fast"):
-        status, lines = guest.run(kernel, "tests/userspace/run.sh", 1800,
-                                  f"userspace-{kernel}")
+        status, lines = guest.run(kernel, "tests/userspace/run.sh",
+                                  TIMEOUT_USERSPACE, f"userspace-{kernel}")
         r.check(status == 0, f"{kernel} Debian guest: clean run",
                 f"vm-run status {status}")
         results = parse_selftests(lines)
@@ -433,7 +516,7 @@ def userspace_suite(guest, r):
     images = sorted(f for f in os.listdir(boot) if f.startswith("vmlinuz-"))
     if r.check(images, "our kernel package installed a kernel", "no vmlinuz"):
         status, lines = guest.run("patched", "tests/userspace/installed.sh",
-                                  600, "userspace-installed",
+                                  TIMEOUT_INSTALLED, "userspace-installed",
                                   image=os.path.join(boot, images[-1]))
         r.check(status == 0, f"the installed {images[-1]} boots and runs",
                 "\n".join(l for l in lines if l.startswith("#"))[-300:])
@@ -444,7 +527,7 @@ def stress_suite(guest, r):
     on the debug kernel for --stress-duration seconds of load."""
     duration = guest.args.stress_duration
     status, lines = guest.run("patched-debug", "build/stress/stress.sh",
-                              duration + 1200, "stress",
+                              duration + TIMEOUT_STRESS_EXTRA, "stress",
                               append=f"stress.duration={duration} "
                               "kmemleak=on")
     for line in lines:
@@ -464,6 +547,73 @@ SUITES = {"harness": harness_suite, "upstream": upstream_suite,
           "bench": bench_suite, "userspace": userspace_suite,
           "stress": stress_suite}
 
+# About how long each suite runs, in seconds, to start the longest first
+# when several run at once. A guest's vCPUs mostly wait on one another under
+# TCG, so two guests side by side take little longer than one.
+SUITE_SECONDS = {"selftests": 560, "userspace": 260, "bench": 240,
+                 "stress": 220, "upstream": 200, "w1": 120, "harness": 85,
+                 "checkpatch": 60, "kunit": 15}
+
+
+def run_suites(args, r):
+    """Run args.suites in this process, in order; print each's checks."""
+    guest = Guest(args)
+    for name in args.suites:
+        print(f"[{name}]", flush=True)
+        SUITES[name](guest, r)
+
+
+def run_suites_at_once(args):
+    """Run args.suites as args.jobs children of this script at most at a
+    time, longest first; return the counts of them all."""
+    base = [sys.executable, os.path.abspath(__file__), "--jobs", "1",
+            "--initramfs", args.initramfs, "--kernels", args.kernels,
+            "--stress-duration", str(args.stress_duration)]
+    for opt in ("patch", "rootfs"):
+        if getattr(args, opt):
+            base += [f"--{opt}", getattr(args, opt)]
+    if args.kvm:
+        base.append("--kvm")
+    names = sorted(args.suites, key=lambda n: -SUITE_SECONDS.get(n, 60))
+    return run_at_once({n: base + [n] for n in names}, args.jobs, LOGS)
+
+
+def run_at_once(commands, jobs, logs):
+    """Run @commands (name: argv, first first), @jobs at a time, each
+    ending in a Results summary; print each one's output when it ends, in
+    logs/suite-<name>.out meanwhile. Return (passed, failed) of them all,
+    a child that printed no summary counting as one failure."""
+    waiting, running = list(commands), {}
+    passed = failed = 0
+    while waiting or running:
+        while waiting and len(running) < jobs:
+            name = waiting.pop(0)
+            out = open(os.path.join(logs, f"suite-{name}.out"), "w+")
+            running[name] = (subprocess.Popen(
+                commands[name], stdout=out, stderr=subprocess.STDOUT),
+                out, time.monotonic())
+        time.sleep(0.2)
+        for name, (proc, out, start) in list(running.items()):
+            if proc.poll() is None:
+                continue
+            del running[name]
+            out.seek(0)
+            lines = out.read().splitlines()
+            out.close()
+            tally = re.fullmatch(r"(\d+) passed, (\d+) failed",
+                                 lines[-1] if lines else "")
+            for line in lines[:-1] if tally else lines:
+                print(line)
+            print(f"  ({name}: {time.monotonic() - start:.0f} s)", flush=True)
+            if tally:
+                passed += int(tally[1])
+                failed += int(tally[2])
+            else:
+                failed += 1
+                print(f"  FAIL {name} ended without its tally "
+                      f"(status {proc.returncode})", flush=True)
+    return passed, failed
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
@@ -477,15 +627,23 @@ def main():
     ap.add_argument("--kvm", action="store_true")
     ap.add_argument("--stress-duration", type=int, default=90,
                     help="seconds of load in the stress suite")
+    ap.add_argument("--jobs", type=int, default=2,
+                    help="suites run at once, each in a child of this "
+                    "script (1: in order, here)")
     ap.add_argument("suites", nargs="*", default=list(SUITES),
                     help=f"some of: {' '.join(SUITES)}")
     args = ap.parse_args()
+    unknown = [n for n in args.suites if n not in SUITES]
+    if unknown:
+        ap.error(f"no suite {' '.join(unknown)}; the suites: "
+                 f"{' '.join(SUITES)}")
     os.makedirs(LOGS, exist_ok=True)
-    guest, r = Guest(args), Results()
-    for name in args.suites:
-        print(f"[{name}]", flush=True)
-        SUITES[name](guest, r)
-    print(f"{r.passed} passed, {r.failed} failed")
+    r = Results()
+    if args.jobs > 1 and len(args.suites) > 1:
+        r.passed, r.failed = run_suites_at_once(args)
+    else:
+        run_suites(args, r)
+    print(r.summary())
     return 1 if r.failed else 0
 
 

@@ -9,17 +9,17 @@
 #           thousands of modules: hours on two cores.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-src=$root/build/src/patched
+src=$("$root/harness/layout.py" src patched)
 export CCACHE_DIR="${CCACHE_DIR:-/var/cache/negdentry-ccache}"
 export KBUILD_BUILD_TIMESTAMP="2024-01-01" KBUILD_BUILD_USER=negdentry KBUILD_BUILD_HOST=qemu
 
 case ${1:-} in
 small)
 	"$root/harness/kernel.sh" patched fast
-	obj=$root/build/obj/patched-fast
+	obj=$("$root/harness/layout.py" obj patched fast)
 	;;
 debian)
-	obj=$root/build/obj/patched-debian
+	obj=$("$root/harness/layout.py" obj patched debian)
 	mkdir -p "$obj"
 	if [ ! -f "$obj/.config" ]; then
 		xz -dc /usr/src/linux-config-6.12/config.amd64_none_amd64.xz >"$obj/.config"

@@ -3,13 +3,13 @@
 #
 # Both kernels use the same configuration: tinyconfig plus the fragments in
 # config/ (debug.config only for the debug flavour, patched.config for the
-# options only our kernel has). Builds are incremental in
-# build/obj/<kernel>-<flavour>, compiled through ccache.
+# options only our kernel has). Builds are incremental in the object
+# directory harness/layout.py names, compiled through ccache.
 set -eu
 kernel=$1 flavour=$2
 root=$(cd "$(dirname "$0")/.." && pwd)
-src=$root/build/src/$kernel
-obj=$root/build/obj/$kernel-$flavour
+src=$("$root/harness/layout.py" src "$kernel")
+obj=$("$root/harness/layout.py" obj "$kernel" "$flavour")
 
 case $kernel in patched|base) ;; *) echo "kernel.sh: KERNEL must be patched or base, not '$kernel'" >&2; exit 2;; esac
 case $flavour in
@@ -51,4 +51,4 @@ if [ "$(cat "$obj/.negdentry-config" 2>/dev/null)" != "$sum" ]; then
 fi
 
 kmake bzImage
-echo "kernel.sh: $obj/arch/x86/boot/bzImage"
+echo "kernel.sh: $("$root/harness/layout.py" image "$kernel" "$flavour")"

@@ -11,7 +11,7 @@
 #                                    in a Debian root filesystem
 #   harness/systemd.sh import|export edit the series as commits of a git
 #                                    tree (build/systemd/series), as
-#                                    harness/series.sh does for the kernel
+#                                    harness/series.py does for the kernel
 #
 # The build uses debian/rules' meson options (userspace/systemd/meson-options),
 # less LTO and man pages, so the libraries export what Debian's other systemd
@@ -75,10 +75,10 @@ install)
 	;;
 import)
 	source_tree
-	"$root/harness/series.sh" import "$base" "$patches" "$work/series"
+	"$root/harness/series.py" import "$base" "$patches" "$work/series"
 	;;
 export)
-	"$root/harness/series.sh" export "$base" "$patches" "$work/series"
+	"$root/harness/series.py" export "$base" "$patches" "$work/series"
 	;;
 *)
 	sed -n '2,18s/^# \{0,1\}//p' "$0"

@@ -157,7 +157,10 @@ def main():
             shutil.copytree(os.path.dirname(script), folder, symlinks=True)
             disks = [("root", 8 << 30, ["mkfs.ext4", "-q", "-F", "-d",
                                          args.rootfs])]
-            root = "root=/dev/vda rw "
+            # systemd's status lines and job spinner would break into the
+            # script's results on the console (guest/debian/vmrun-guest
+            # stops the login prompt)
+            root = "root=/dev/vda rw systemd.show_status=0 "
         drives = []
         for name, size, mkfs in disks:
             path = os.path.join(tmp, name + ".img")

@@ -348,7 +348,7 @@ tap_check "cgroup counts agree with nr_negative" counts_agree
 # freed once those are dropped (checkpoint()). Others may stay dying
 # longer for what they charged otherwise: all_freed() below.
 dying() { awk '$1 == "nr_dying_descendants" { print $2 }' "$1/cgroup.stat"; }
-drains() { cat $dbg/negative_dentry_drains; }
+drains() { cat $dbg/negative_dentry/drains; }
 drains_end() {
 	t=0
 	while [ "$(drains)" -ne 0 ] && [ $t -lt 60 ]; do

@@ -33,15 +33,18 @@ image=/var/tmp/image
 mkdir -p $image/bin $image/usr/local/bin $image/proc $image/sys $image/dev \
 	$image/tmp $image/flood
 cp /usr/local/bin/busybox /usr/local/bin/negflood $image/bin/
-for applet in sh cat sleep echo; do ln -sf busybox $image/bin/$applet; done
+for applet in sh cat sleep echo true; do ln -sf busybox $image/bin/$applet; done
 tar -C $image -c . | podman import -q - localhost/negflood >/dev/null
 tap_check "podman imports the test image" \
 	podman image exists localhost/negflood
 
-# The container's cgroup, as the host sees it.
+# The container's cgroup, as the host sees it: crun puts the container in
+# a cgroup of its own, container/, in the scope systemd made for it.
 cgroup_of() {
 	echo "/sys/fs/cgroup$(sed -n 's/^0:://p' "/proc/$(podman inspect -f '{{.State.Pid}}' "$1")/cgroup")"
 }
+# The container's systemd scope, libpod-<id>.scope, where unit settings go
+scope_of() { cgroup_of "$1" | sed 's|\(/libpod-[0-9a-f]*\.scope\).*|\1|'; }
 scope_dropin=/etc/systemd/system/libpod-.scope.d
 set_scope_dropin() {
 	mkdir -p $scope_dropin
@@ -89,8 +92,8 @@ done
 # A prefix drop-in gives every podman container a limit.
 set_scope_dropin 4000
 id=$(podman run -d --network none localhost/negflood sleep 1000)
-tap_check "a libpod-.scope.d drop-in gives a podman container its limit" \
-	equals "$(cat "$(cgroup_of "$id")/memory.negative_dentry.max")" 4000
+tap_check "a libpod-.scope.d drop-in gives a podman container's scope its limit" \
+	equals "$(cat "$(scope_of "$id")/memory.negative_dentry.max")" 4000
 podman rm -f -t 0 "$id" >/dev/null
 rm -rf $scope_dropin
 systemctl daemon-reload

@@ -32,3 +32,13 @@ at_most() { [ -n "$1" ] && [ "$1" -le "$2" ]; }
 contains() { case $1 in *"$2"*) return 0 ;; esac; echo "no \"$2\" in: $1"; return 1; }
 mentions() { echo "$1" | grep -qi -- "$2" || { echo "no \"$2\" (any case) in: $1"; return 1; }; }
 equals() { [ "$1" = "$2" ] || { echo "\"$1\" is not \"$2\""; return 1; }; }
+# settles FILE VALUE: FILE holds VALUE within 5 s. systemd applies what a
+# daemon-reload changed from its event loop, after it has replied.
+settles() {
+	settles_i=0
+	while [ "$(cat "$1")" != "$2" ] && [ $settles_i -lt 50 ]; do
+		sleep 0.1
+		settles_i=$((settles_i + 1))
+	done
+	equals "$(cat "$1")" "$2"
+}

@@ -1,0 +1,308 @@
+#!/usr/bin/python3
+"""Unit tests of the harness: what it reads off consoles, patches and
+series files, and what it reports. make check runs them first, before
+anything is built or booted (make harness-test runs them alone):
+
+    python3 -m unittest discover -s harness -p '*_test.py'
+
+The consoles under harness/test_data/ were captured from real guests;
+their README says from which.
+"""
+import contextlib
+import io
+import os
+import shutil
+import tempfile
+import unittest
+
+import assemble
+import bench
+import check
+import series_check
+import vmrun
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "test_data")
+
+
+def data(name):
+    with open(os.path.join(DATA, name), errors="replace") as f:
+        return f.read().splitlines()
+
+
+def problems(lines):
+    return [line for line in lines if vmrun.PROBLEM.search(line)]
+
+
+class ConsoleProblemTest(unittest.TestCase):
+    """vmrun.py fails a run on the console lines PROBLEM matches."""
+
+    def test_a_clean_boot_has_none(self):
+        self.assertEqual(problems(data("console-clean.log")), [])
+
+    def test_a_warn_is_one(self):
+        found = problems(data("console-warn.log"))
+        self.assertTrue(found)
+        self.assertIn("WARNING: CPU:", found[0])
+        self.assertIn("lkdtm", found[0])
+
+    def test_kasan_is_one(self):
+        found = problems(data("console-kasan.log"))
+        self.assertTrue(any("BUG: KASAN: slab-use-after-free" in line
+                            for line in found), found)
+
+    def test_each_kind_of_report(self):
+        for line in (
+                "[   12.345678] WARNING: CPU: 1 PID: 2 at fs/dcache.c:1 x+0x1/0x2",
+                "[    3.000001] BUG: KASAN: slab-out-of-bounds in f+0x1/0x2",
+                "[    3.000001] BUG: kernel NULL pointer dereference, address: 8",
+                "[   22.100000] watchdog: BUG: soft lockup - CPU#0 stuck for 22s!",
+                "[   30.000000] rcu: INFO: rcu_preempt self-detected stall on CPU",
+                "[  123.000000] INFO: task kworker/0:1:12 blocked for more than 120 seconds.",
+                "[    5.500000] Oops: general protection fault, probably for non-canonical address",
+                "[    1.000000] kernel BUG at mm/slub.c:123!",
+                "[    2.000000] Kernel panic - not syncing: Fatal exception",
+                "[    4.000000] UBSAN: shift-out-of-bounds in fs/dcache.c:12:3",
+                "[    6.000000] DEBUG_LOCKS_WARN_ON(1)",
+                "[    7.000000] list_add corruption. prev->next should be next",
+                "[    8.000000] WARNING: possible circular locking dependency detected",
+                "[    9.000000] BUG: sleeping function called from invalid context"):
+            with self.subTest(line=line):
+                self.assertTrue(vmrun.PROBLEM.search(line))
+
+    def test_what_is_no_problem(self):
+        for line in (
+                "[    0.000000] Command line: console=ttyS0 panic=-1",
+                "# WARNING: the test expected this",
+                "ok 3 BUG: in a test name",
+                "[    1.000000] Run /init as init process",
+                "[    2.000000] kmemleak: Kernel memory leak detector initialized",
+                "warning: a line without a timestamp"):
+            with self.subTest(line=line):
+                self.assertFalse(vmrun.PROBLEM.search(line))
+
+
+class TapTest(unittest.TestCase):
+    """check.py reads the kselftests' TAP with the kernel's KTAP parser."""
+
+    def test_a_program_without_a_version_line_gets_one(self):
+        self.assertEqual(check.as_ktap(["ok 1 a", "not ok 2 b"]),
+                         ["TAP version 13", "ok 1 a", "not ok 2 b"])
+
+    def test_kselftest_skips_read_as_ktap(self):
+        self.assertEqual(check.as_ktap(["TAP version 13", "1..2", "ok 1 a",
+                                        "ok 2 # SKIP b"]),
+                         ["TAP version 13", "1..2", "ok 1 a", "ok 2 b # SKIP"])
+
+    def test_a_plan_given_last_goes_first(self):
+        self.assertEqual(check.as_ktap(["TAP version 13", "# x", "ok 1 a",
+                                        "not ok 2 b", "1..2"]),
+                         ["TAP version 13", "1..2", "# x", "ok 1 a",
+                          "not ok 2 b"])
+
+    def test_programs_are_framed(self):
+        lines = ["boot", "selftest: one", "TAP version 13", "ok 1 a",
+                 "selftest: one exited 0", "noise", "selftest: two",
+                 "TAP version 13", "selftest: two exited 1"]
+        self.assertEqual(list(check.programs(lines)),
+                         [("one", ["TAP version 13", "ok 1 a"]),
+                          ("two", ["TAP version 13"])])
+
+    def test_results_of_each_kind(self):
+        lines = ["selftest: prog", "TAP version 13", "1..4", "ok 1 passes",
+                 "not ok 2 fails", "ok 3 # SKIP skips", "# a comment",
+                 "ok 4 dir_max.harness_name",
+                 "selftest: prog exited 1"]
+        self.assertEqual(check.parse_selftests(lines), {
+            ("prog", "passes"): "pass", ("prog", "fails"): "fail",
+            ("prog", "skips"): "skip",
+            ("prog", "dir_max.harness_name"): "pass"})
+
+    def test_a_program_that_dies_midway_fails(self):
+        lines = ["selftest: prog", "TAP version 13", "1..3", "ok 1 a",
+                 "selftest: prog exited 139"]
+        results = check.parse_selftests(lines)
+        self.assertEqual(results[("prog", "a")], "pass")
+        self.assertEqual(results[("prog", "crashed")], "fail")
+
+    def test_a_captured_selftests_console(self):
+        results = check.parse_selftests(data("console-selftests.log"))
+        progs = {prog for prog, _ in results}
+        self.assertEqual(progs, {"dentry_dir_max", "test_negative_dentry"})
+        self.assertTrue(all(v == "pass" for v in results.values()), results)
+        # every test the sources declare, and no other
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        declared = set()
+        for prog, source in (
+                ("dentry_dir_max", "tools/testing/selftests/filesystems/"
+                 "negative_dentries/dentry_dir_max.c"),
+                ("test_negative_dentry", "tools/testing/selftests/cgroup/"
+                 "test_negative_dentry.c")):
+            declared |= {(prog, t) for t in
+                         check.declared_tests(os.path.join(root, source))}
+        self.assertEqual(set(results), declared)
+
+    def test_a_captured_upstream_console(self):
+        results = check.parse_selftests(data("console-upstream.log"))
+        self.assertEqual({prog for prog, _ in results},
+                         {"test_core", "test_kmem", "test_memcontrol"})
+        self.assertEqual(len(results), 32)
+        self.assertEqual(results[("test_core", "test_cgcore_destroy")],
+                         "pass")
+        # known to fail, on the base kernel as on ours (known-results)
+        self.assertEqual(results[("test_kmem", "test_percpu_basic")], "fail")
+
+    def test_a_captured_userspace_console(self):
+        results = check.parse_selftests(data("console-userspace.log"))
+        self.assertEqual({prog for prog, _ in results},
+                         {"containers.sh", "metrics.sh", "systemd.sh"})
+        self.assertTrue(all(v == "pass" for v in results.values()),
+                        {k: v for k, v in results.items() if v != "pass"})
+        # what tests/userspace/tap.sh numbers is what the parser names
+        self.assertIn(("containers.sh", "podman imports the test image"),
+                      results)
+
+    def test_declared_tests(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".c") as f:
+            f.write("static struct t tests[] = {\n\tT(test_a),\n\tT(test_b),\n};\n"
+                    "TEST_F(dir_max, bounds_a_flood)\n{\n}\n"
+                    "TEST_F_TIMEOUT(dir_max, frozen_fs, 600)\n{\n}\n")
+            f.flush()
+            self.assertEqual(check.declared_tests(f.name),
+                             ["test_a", "test_b", "dir_max.bounds_a_flood",
+                              "dir_max.frozen_fs"])
+
+    def test_known_results(self):
+        known = check.known_results("tests/upstream/known-results", "debug")
+        self.assertTrue(known)
+        for result, reason in known.values():
+            self.assertIn(result, ("fail", "skip", "flaky"))
+            self.assertTrue(reason)
+
+
+class RunAtOnceTest(unittest.TestCase):
+    """make check's suites, two at a time: every tally is added up."""
+
+    def run_all(self, scripts, jobs=2):
+        commands = {n: ["sh", "-c", body] for n, body in scripts.items()}
+        with tempfile.TemporaryDirectory() as logs, \
+                contextlib.redirect_stdout(io.StringIO()) as out:
+            counts = check.run_at_once(commands, jobs, logs)
+        return counts, out.getvalue()
+
+    def test_tallies_add_up(self):
+        counts, out = self.run_all({
+            "slow": "sleep 0.5; echo '  PASS a'; echo '1 passed, 0 failed'",
+            "fast": "echo '  FAIL b'; echo '  PASS c'; echo '1 passed, 1 failed'",
+            "third": "echo '0 passed, 0 failed'"})
+        self.assertEqual(counts, (2, 1))
+        # printed as each ends, the tally lines left out
+        self.assertLess(out.index("FAIL b"), out.index("PASS a"))
+        self.assertNotIn("passed,", out)
+
+    def test_a_child_without_a_tally_is_a_failure(self):
+        counts, out = self.run_all({"dies": "echo '  PASS a'; exit 3",
+                                    "ok": "echo '1 passed, 0 failed'"}, 1)
+        self.assertEqual(counts, (1, 1))
+        self.assertIn("FAIL dies ended without its tally (status 3)", out)
+
+
+class AssembleTest(unittest.TestCase):
+    """assemble.py: what a patch touches, what series names."""
+
+    def test_patch_targets(self):
+        self.assertEqual(assemble.patch_targets(os.path.join(DATA,
+                                                             "sample.patch")),
+                         {"fs/dcache.c", "include/linux/dcache.h",
+                          "fs/new_file.c", "fs/gone.c"})
+
+    def test_series_entries(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        with open(os.path.join(tmp, "series"), "w") as f:
+            f.write("# comment\n0001-a.patch\n0002-b.patch\n\tfs/x.c\n"
+                    "\tinclude/linux/x.h\n\n0003-c.patch\n")
+        self.assertEqual(assemble.series_entries(tmp),
+                         [("0001-a.patch", []),
+                          ("0002-b.patch", ["fs/x.c", "include/linux/x.h"]),
+                          ("0003-c.patch", [])])
+        self.assertEqual(assemble.series(tmp),
+                         ["0001-a.patch", "0002-b.patch", "0003-c.patch"])
+
+    def test_a_file_before_any_patch_is_an_error(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        with open(os.path.join(tmp, "series"), "w") as f:
+            f.write("\tfs/x.c\n0001-a.patch\n")
+        with self.assertRaises(SystemExit):
+            assemble.series_entries(tmp)
+
+    def test_overlay_problems(self):
+        entries = [("1", ["fs/a.c", "fs/b.c"]), ("2", ["fs/b.c", "fs/gone.c"])]
+        files = {"fs/a.c": "", "fs/b.c": "", "fs/stray.c": ""}
+        self.assertEqual(assemble.overlay_problems(files, entries), [
+            "fs/b.c is named twice in patches/series",
+            "fs/stray.c is in no patch of patches/series",
+            "patches/series names fs/gone.c, which is not in the repository"])
+        self.assertEqual(assemble.overlay_problems(
+            {"fs/a.c": ""}, [("1", ["fs/a.c"])]), [])
+
+    def test_the_repository_series_is_whole(self):
+        """Every file of ours at a kernel path is a new file of a patch."""
+        files = {}
+        for top in ("fs", "mm", "include", "tools", "Documentation"):
+            for dirpath, _, names in os.walk(os.path.join(assemble.ROOT, top)):
+                for name in names:
+                    files[os.path.relpath(os.path.join(dirpath, name),
+                                          assemble.ROOT)] = ""
+        self.assertEqual(assemble.overlay_problems(
+            files, assemble.series_entries(assemble.PATCHES)), [])
+
+    def test_backports_are_told_apart(self):
+        patches = [os.path.join(assemble.PATCHES, p)
+                   for p in assemble.series(assemble.PATCHES)]
+        self.assertTrue(series_check.is_backport(patches[0]))
+        self.assertFalse(any(series_check.is_backport(p) for p in patches[1:]))
+
+
+class BenchReportTest(unittest.TestCase):
+    """bench.py: the lines it reads off a guest and the report it writes."""
+
+    def test_console_lines(self):
+        self.assertEqual(bench.console_line("bench lookup base positive-1 171234\n"),
+                         ("bench", ["lookup", "base", "positive-1", "171234"]))
+        self.assertEqual(bench.console_line("series runaway max-1000 250 812"),
+                         ("series", ["runaway", "max-1000", "250", "812"]))
+        self.assertEqual(bench.console_line("progress: lookup rates\n"),
+                         ("progress", "lookup rates"))
+        self.assertEqual(bench.console_line("[ 1.2] bench lookup x"), (None, None))
+        self.assertEqual(bench.console_line("bench too few words"), (None, None))
+
+    def test_a_captured_bench_console(self):
+        results = [what for kind, what in map(bench.console_line,
+                                              data("console-bench.log"))
+                   if kind == "bench"]
+        scenarios = {r[0] for r in results}
+        self.assertTrue(set(bench.SCENARIOS) <= scenarios,
+                        set(bench.SCENARIOS) - scenarios)
+
+    def test_report_ratios(self):
+        values = {("lookup", "base", "create-1", "base"): [100.0, 110.0, 90.0],
+                  ("lookup", "off", "create-1", "patched"): [99.0, 100.0, 98.0],
+                  ("runaway", "max-300", "peak", "patched"): [338.0]}
+        text = bench.report(values, {"lookup": "Lookups",
+                                     "runaway": "Runaway"}).splitlines()
+        self.assertIn("### Lookups", text)
+        self.assertIn("| base | base | create-1 | 90 | 100 | 110 |  |", text)
+        self.assertIn("| off | ours | create-1 | 98 | 99 | 100 | 0.990 |", text)
+        # no base row to divide by: no ratio
+        self.assertIn("| max-300 | ours | peak | 338 | 338 | 338 |  |", text)
+
+    def test_icount_ratios_have_four_decimals(self):
+        values = {("icount", "base", "create", "base"): [98472.0],
+                  ("icount", "off", "create", "patched"): [98349.0]}
+        text = bench.report(values, bench.ICOUNT_SCENARIOS)
+        self.assertIn("| 0.9988 |", text)
+
+
+if __name__ == "__main__":
+    unittest.main()
