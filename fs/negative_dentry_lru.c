@@ -26,6 +26,36 @@ static bool negative_dentry_reclaim_done(struct negative_dentry_reclaim *sc)
 	return sc->reclaimed >= sc->nr_to_reclaim || sc->budget <= 0;
 }
 
+/* Whether an earlier run of a reclaim with a cursor finished this list. */
+static bool negative_dentry_before_cursor(struct negative_dentry_reclaim *sc,
+					  struct shrinker *shrinker)
+{
+	struct negative_dentry_cursor *cur = sc->cursor;
+
+	/* The shrinkers of a node are walked in the order of their ids. */
+	return cur && cur->valid && cur->nid == sc->nid &&
+	       shrinker->id < cur->shrinker_id;
+}
+
+/*
+ * How many dentries of the list of @shrinker, @count long, to look at: if
+ * a reclaim with a cursor reached its list or a later one, what the
+ * cursor kept for its list, and the cursor is used up.
+ */
+static unsigned long negative_dentry_resume(struct negative_dentry_reclaim *sc,
+					    struct shrinker *shrinker,
+					    unsigned long count)
+{
+	struct negative_dentry_cursor *cur = sc->cursor;
+
+	if (!cur || !cur->valid)
+		return count;
+	cur->valid = false;
+	if (cur->nid == sc->nid && cur->shrinker_id == shrinker->id)
+		return min(count, cur->left);
+	return count;
+}
+
 /*
  * If @shrinker is a superblock's, make one pass, oldest first, over that
  * superblock's dentry LRU list of @arg's cgroup and node. Return false
@@ -35,14 +65,20 @@ static bool negative_dentry_reclaim_shrinker(struct shrinker *shrinker,
 					     void *arg)
 {
 	struct negative_dentry_reclaim *sc = arg;
-	struct super_block *sb = super_from_shrinker(shrinker);
+	struct super_block *sb;
 	unsigned long left;
+	bool to_tail;
 	LIST_HEAD(parked);
 
+	if (negative_dentry_before_cursor(sc, shrinker))
+		return true;
+	sb = super_from_shrinker(shrinker);
 	if (!sb || !negative_dentry_lock_sb(sb))
 		return true;
 	sc->stopped = false;
-	left = list_lru_count_one(&sb->s_dentry_lru, sc->nid, sc->memcg);
+	left = negative_dentry_resume(sc, shrinker,
+				      list_lru_count_one(&sb->s_dentry_lru,
+							 sc->nid, sc->memcg));
 	while (left && !sc->stopped && !negative_dentry_reclaim_done(sc)) {
 		unsigned long batch = min3(left, (unsigned long)sc->budget,
 					   (unsigned long)NEGATIVE_DENTRY_BATCH);
@@ -62,8 +98,22 @@ static bool negative_dentry_reclaim_shrinker(struct shrinker *shrinker,
 	 * the next run would then find them in its way and get no further,
 	 * so they go to the tail, as rotated, for it to get past them.
 	 */
-	d_negative_putback(&parked, left && sc->budget <= 0 && !sc->stopped &&
-			   sc->reclaimed < sc->nr_to_reclaim);
+	to_tail = left && sc->budget <= 0 && !sc->stopped &&
+		  sc->reclaimed < sc->nr_to_reclaim;
+	d_negative_putback(&parked, to_tail);
+	/*
+	 * Out of budget: the next run goes on from here, past the positive
+	 * dentries just put at the tail, or from the next list if this one
+	 * is done. Starting each run from the first list instead would meet
+	 * the same positives every time and never reach what is behind them.
+	 */
+	if (sc->cursor && sc->budget <= 0)
+		*sc->cursor = (struct negative_dentry_cursor) {
+			.nid = sc->nid,
+			.shrinker_id = shrinker->id,
+			.left = to_tail ? left : 0,
+			.valid = true,
+		};
 	up_read(&sb->s_umount);
 	return !negative_dentry_reclaim_done(sc);
 }
@@ -88,6 +138,9 @@ bool negative_dentry_reclaim_memcg(struct mem_cgroup *map_memcg,
 	int nid;
 
 	for_each_node(nid) {
+		/* The nodes before the cursor's are done. */
+		if (sc->cursor && sc->cursor->valid && nid < sc->cursor->nid)
+			continue;
 		sc->nid = nid;
 		shrinker_memcg_walk(map_memcg, nid,
 				    negative_dentry_reclaim_shrinker, sc);

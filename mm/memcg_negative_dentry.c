@@ -449,6 +449,7 @@ static void negative_dentry_drain_workfn(struct work_struct *work)
 		.drain = true,
 		.nr_to_reclaim = LONG_MAX,
 		.budget = NEGATIVE_DENTRY_RUN_BUDGET,
+		.cursor = &mnd->drain_cursor,
 	};
 
 	if (!negative_dentry_usage(memcg))
@@ -458,8 +459,14 @@ static void negative_dentry_drain_workfn(struct work_struct *work)
 	trace_negative_dentry_reclaim_memcg(cgroup_id(memcg->css.cgroup), true,
 					    negative_dentry_usage(memcg),
 					    sc.scanned, sc.reclaimed);
-	/* Out of budget: run again, still holding the css. */
-	if (sc.budget <= 0 && sc.reclaimed) {
+	/*
+	 * Out of budget: run again, still holding the css, from where this
+	 * run stopped. Each run gets a budget further through the lists,
+	 * whether or not it found negative dentries there: a removed cgroup
+	 * never charges again, so a drain that stopped in front of its
+	 * files would leave what is behind them counted for good.
+	 */
+	if (sc.budget <= 0) {
 		queue_work(negative_dentry_wq, work);
 		return;
 	}

@@ -155,6 +155,41 @@ static void reclaim_out_of_budget_gets_past_positives(struct kunit *test)
 }
 
 /*
+ * A drain of a list with no live dentries behind a removed cgroup's: the
+ * positives a run out of budget put at the tail come round again. With
+ * its cursor, the next run looks at what the first did not reach, p3,
+ * and then ends, rather than walking p0 .. p2 again, run after run.
+ */
+static void cursor_resumes_where_budget_ran_out(struct kunit *test)
+{
+	struct super_block *sb = negtest_mount(test);
+	struct negative_dentry_cursor cursor = { };
+	struct negative_dentry_reclaim sc = {
+		.nr_to_reclaim = LONG_MAX,
+		.budget = 3,
+		.cursor = &cursor,
+	};
+	struct dentry *p0 = lru_test_dentry(test, sb, "p0", true);
+	struct dentry *p1 = lru_test_dentry(test, sb, "p1", true);
+	struct dentry *p2 = lru_test_dentry(test, sb, "p2", true);
+	struct dentry *p3 = lru_test_dentry(test, sb, "p3", true);
+	struct dentry *want[] = { p3, p0, p1, p2 };
+
+	negative_dentry_reclaim_shrinker(sb->s_shrink, &sc);
+	KUNIT_EXPECT_EQ(test, sc.scanned, 3);
+	KUNIT_EXPECT_TRUE(test, cursor.valid);
+	KUNIT_EXPECT_EQ(test, cursor.left, 1);
+	lru_test_expect_order(test, sb, want, 4);
+
+	sc.budget = 3;
+	sc.scanned = 0;
+	negative_dentry_reclaim_shrinker(sb->s_shrink, &sc);
+	KUNIT_EXPECT_EQ(test, sc.scanned, 1);
+	KUNIT_EXPECT_FALSE(test, cursor.valid);
+	lru_test_expect_order(test, sb, want, 4);
+}
+
+/*
  * A negative child that outlived its directory's rmdir (it was being looked
  * up) holds the last reference of the directory. Reclaim must leave it
  * alone while the filesystem is frozen, and take it after the thaw.
@@ -192,6 +227,7 @@ static void reclaim_waits_for_the_thaw(struct kunit *test)
 static struct kunit_case negative_dentry_lru_test_cases[] = {
 	KUNIT_CASE(reclaim_keeps_positives_in_place),
 	KUNIT_CASE(reclaim_out_of_budget_gets_past_positives),
+	KUNIT_CASE(cursor_resumes_where_budget_ran_out),
 	KUNIT_CASE(putback_follows_what_happened_meanwhile),
 	KUNIT_CASE(reclaim_waits_for_the_thaw),
 	{}

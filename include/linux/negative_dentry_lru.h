@@ -11,6 +11,22 @@
 struct mem_cgroup;
 
 /**
+ * struct negative_dentry_cursor - where a reclaim that ran out of budget
+ *	stopped, for the next one to go on from
+ * @nid: the node of the list it stopped in
+ * @shrinker_id: the id of the shrinker of that list's superblock
+ * @left: the dentries of that list still to look at
+ * @valid: set when a run stopped out of budget; the lists before it are
+ *	done
+ */
+struct negative_dentry_cursor {
+	int nid;
+	int shrinker_id;
+	unsigned long left;
+	bool valid;
+};
+
+/**
  * struct negative_dentry_reclaim - a reclaim of negative dentries from LRU lists
  * @memcg: the cgroup whose dentry LRU lists are walked
  * @nid: the node of the lists
@@ -23,6 +39,8 @@ struct mem_cgroup;
  * @scanned: dentries looked at
  * @reclaimed: negative dentries reclaimed
  * @stopped: a drain found the first dentry of a live cgroup
+ * @cursor: if not NULL, where to start in the lists, and on return where
+ *	this reclaim stopped if it ran out of budget
  */
 struct negative_dentry_reclaim {
 	struct mem_cgroup *memcg;
@@ -34,6 +52,7 @@ struct negative_dentry_reclaim {
 	long scanned;
 	long reclaimed;
 	bool stopped;
+	struct negative_dentry_cursor *cursor;
 };
 
 bool negative_dentry_reclaim_memcg(struct mem_cgroup *map_memcg,

@@ -813,6 +813,56 @@ out:
 	return ret;
 }
 
+/* More dentries than a reclaim run looks at (NEGATIVE_DENTRY_RUN_BUDGET). */
+#define BEHIND_FILES	70000
+#define BEHIND_NEGATIVES	10000
+
+static int many_files_fn(const char *cgroup, void *arg)
+{
+	return create_files(arg, "f", BEHIND_FILES, false) ? EXIT_FAILURE :
+							      EXIT_SUCCESS;
+}
+
+/*
+ * A removed cgroup whose lists start with more positive dentries than
+ * one drain run looks at still has its negative dentries drained: each
+ * run goes on through the lists from where the last one stopped. The
+ * drain used to requeue only after a run that reclaimed something, so
+ * it gave up in front of the files, and the negatives stayed counted in
+ * the parent for as long as it lived.
+ */
+static int test_negdentry_drain_behind_positives(const char *root)
+{
+	static const char * const dirs[] = { "nd_behind", NULL };
+	char *parent = cg_name(root, "nd_behind");
+	char *child = cg_name(root, "nd_behind/child");
+	int ret = KSFT_FAIL;
+	long left;
+
+	if (!parent || !child || cg_create(parent) ||
+	    cg_write(parent, "cgroup.subtree_control", "+memory") ||
+	    cg_create(child) || mkdir(dirs[0], 0755))
+		goto out;
+	if (cg_run(child, many_files_fn, (void *)dirs[0]) ||
+	    flood_in(child, dirs[0], BEHIND_NEGATIVES, 1) || cg_destroy(child))
+		goto out;
+	if (nd_wait_for(drains_running, NULL, 0, SETTLE_MS))
+		goto out;
+	left = settled_current(parent, BEHIND_NEGATIVES / 100);
+	ksft_print_msg("drain behind %d files: %ld of %d negatives left\n",
+		       BEHIND_FILES, left, BEHIND_NEGATIVES);
+	if (left <= BEHIND_NEGATIVES / 100)
+		ret = KSFT_PASS;
+out:
+	cg_destroy(child);
+	cg_destroy(parent);
+	create_files(dirs[0], "f", BEHIND_FILES, true);
+	remove_dirs(dirs);
+	free(child);
+	free(parent);
+	return ret;
+}
+
 static int files_fn(const char *cgroup, void *arg)
 {
 	if (mkdir(arg, 0755) && errno != EEXIST)
@@ -1393,6 +1443,7 @@ struct negdentry_test {
 	T(test_negdentry_events_hierarchical),
 	T(test_negdentry_rmdir_drains),
 	T(test_negdentry_drain_keeps_lru_order),
+	T(test_negdentry_drain_behind_positives),
 	T(test_negdentry_positives_survive),
 	T(test_negdentry_hot_survive),
 	T(test_negdentry_hot_survive_dir),
