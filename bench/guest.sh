@@ -92,8 +92,8 @@ rmdir $cg/lookup
 
 echo "progress: contention"
 # Lookups in one directory while the other cpu adds and frees children
-# there: its d_nchildren shares a cache line with what an RCU lookup
-# reads (the name, d_op, d_sb), and each negative a memcg counts goes to
+# there: each negative child changes the count in the directory's inode,
+# beside i_dir_seq, and each negative a memcg counts goes to
 # a per-cpu sum, then the ancestors' atomics. Wall clock on 2 vCPUs: what
 # dozens of cores would feel takes a bare-metal run (README).
 mkdir $cg/contend

@@ -4,8 +4,8 @@
 # an operation takes. Prints "bench icount <row> <operation> <value>".
 # Rows: base, or ours with no limit (off), with both limits set and not
 # reached (armed), and over them (over). The -uuid and -git operations
-# use new names of 36 and 38 bytes, which DNAME_INLINE_LEN 36 puts out of
-# line; bytes-* is the slab a negative dentry of such a name takes,
+# use new names of 36 and 38 bytes, which an earlier version of ours put
+# out of line (DNAME_INLINE_LEN 36); bytes-* is the slab a negative dentry of such a name takes,
 # weighed in a new cgroup so that nothing freed meanwhile counts.
 . ./lib.sh
 if [ "$quick" = 1 ]; then

@@ -3,18 +3,17 @@
  * Negative dentry limits: the per-directory limit, and what it shares with
  * the per-cgroup one.
  *
- * fs.dentry-dir-max bounds the negative children of each directory. The
- * final dput() of a negative dentry in a directory that seems over the
- * limit, or an unlink that leaves one on the LRU there, queues the
- * directory for negative_dir_work. That counts the children, which also
- * refreshes the estimate of positive ones the check relies on, and, if the
- * directory is indeed over, trims its cold negative children to the limit
- * less a margin, a bounded number per run. Past
- * negative_dentry_kill_threshold() the final dput() kills the dentry
- * instead. The verdicts on a dentry and its disposal are fs/dcache.c's;
- * memory.negative_dentry.max (mm/memcg_negative_dentry.c) uses them too,
- * through fs/negative_dentry_lru.c. Both limits share what is here besides:
- * the static key, the workqueue, the totals and their debugfs directory.
+ * fs.dentry-dir-max bounds the negative children of each directory, as the
+ * directory's inode counts them (d_negative_children()). The final dput()
+ * of a negative dentry in a directory over the limit, or an unlink that
+ * leaves one on the LRU there, queues the directory for negative_dir_work,
+ * which trims its cold negative children to the limit less a margin, a
+ * bounded number per run. Past negative_dentry_kill_threshold() the final
+ * dput() kills the dentry instead. The verdicts on a dentry and its
+ * disposal are fs/dcache.c's; memory.negative_dentry.max
+ * (mm/memcg_negative_dentry.c) uses them too, through
+ * fs/negative_dentry_lru.c. Both limits share what is here besides: the
+ * static key, the workqueue, the totals and their debugfs directory.
  *
  * A queued directory is pinned. So that no reference survives into umount
  * or a remount read-only, negative_dentry_quiesce() drops the queued
@@ -62,19 +61,15 @@ static atomic_long_t negative_dentry_killed_total;
  * struct negative_dir - a directory queued for reclaim
  * @node: in negative_dirs
  * @dir: the directory, pinned while queued
- * @cursor: where the scan of its children resumes, or NULL
- * @positives: positive children counted so far
- * @negatives: negative children counted so far
- * @to_reclaim: 0 while counting, then how many negative children to take
- * @passes: reclaim passes over all children so far
- * @reclaimed: negative children reclaimed since the count
+ * @cursor: where the scan of its children resumes, or NULL before the first
+ * @to_reclaim: how many negative children are still to be taken
+ * @passes: passes over all children since @to_reclaim was set
+ * @reclaimed: negative children reclaimed since then
  */
 struct negative_dir {
 	struct list_head node;
 	struct dentry *dir;
 	struct dentry *cursor;
-	long positives;
-	long negatives;
 	long to_reclaim;
 	int passes;
 	long reclaimed;
@@ -101,11 +96,15 @@ static long negative_dir_excess(long negatives, long limit)
 	return max(negatives - negative_dentry_target(limit), 0L);
 }
 
-/* Queue the directory of @dentry if it exceeds @limit; its negatives. */
-static long negative_dentry_dir_check(struct dentry *dentry, long limit)
+/*
+ * Queue the directory of @dentry, locked, if it exceeds @limit with @more
+ * negative children than its count holds; return how many it has so.
+ */
+static long negative_dentry_dir_check(struct dentry *dentry, long limit,
+				      long more)
 {
 	struct dentry *dir = dentry->d_parent;
-	long negatives = d_nnegative_estimate(dir);
+	long negatives = d_negative_children(dir) + more;
 
 	if (negatives > limit)
 		negative_dentry_queue_dir(dir);
@@ -127,7 +126,7 @@ void negative_dentry_unlinked(struct dentry *dentry)
 	long limit = READ_ONCE(dentry_dir_max);
 
 	if (limit && !IS_ROOT(dentry))
-		negative_dentry_dir_check(dentry, limit);
+		negative_dentry_dir_check(dentry, limit, 0);
 }
 
 /**
@@ -135,7 +134,7 @@ void negative_dentry_unlinked(struct dentry *dentry)
  * @dentry: negative, locked, unused, about to be added to the LRU
  *
  * Queues the directory of @dentry for reclaim if it exceeds
- * fs.dentry-dir-max, whatever becomes of @dentry.
+ * fs.dentry-dir-max with @dentry, whatever becomes of @dentry.
  *
  * Return: true if the directory is far over the limit, so that the final
  * dput() should kill @dentry rather than keep it.
@@ -144,8 +143,9 @@ bool negative_dentry_dir_kill(struct dentry *dentry)
 {
 	long limit = READ_ONCE(dentry_dir_max);
 
+	/* Not counted yet: it joins the count as it joins the LRU. */
 	return limit && !IS_ROOT(dentry) &&
-	       negative_dentry_dir_check(dentry, limit) >=
+	       negative_dentry_dir_check(dentry, limit, 1) >=
 	       negative_dentry_kill_threshold(limit);
 }
 
@@ -253,24 +253,23 @@ bool negative_dentry_lock_sb(struct super_block *sb)
 	return false;
 }
 
-/* Count the children of a queued directory again, from the first one. */
-static void negative_dir_restart(struct negative_dir *ndir)
+/*
+ * Set how many negative children of a queued directory to take, from its
+ * count now: none if it is no longer over the limit.
+ */
+static void negative_dir_set_target(struct negative_dir *ndir, long limit)
 {
-	spin_lock(&ndir->dir->d_lock);
-	hlist_del_init(&ndir->cursor->d_sib);
-	spin_unlock(&ndir->dir->d_lock);
-	ndir->positives = 0;
-	ndir->negatives = 0;
-	ndir->to_reclaim = 0;
-	ndir->reclaimed = 0;
+	long negatives = d_negative_children(ndir->dir);
+
+	trace_negative_dentry_dir_count(ndir->dir, negatives);
+	ndir->to_reclaim = negative_dir_excess(negatives, limit);
 	ndir->passes = 0;
+	ndir->reclaimed = 0;
 }
 
 /*
- * Count the children of a queued directory, then trim its negative ones
- * if it has too many: a reclaim relying on the estimate alone would take
- * the few negative children of a directory whose positive children the
- * estimate missed. Each step goes as far as *@budget allows.
+ * Trim the cold negative children of a queued directory to the limit less
+ * a margin. Each step goes as far as *@budget allows.
  *
  * Return: true when the directory is done with, false to come back to it.
  */
@@ -285,15 +284,10 @@ static bool negative_dir_reclaim(struct negative_dir *ndir, long *budget)
 	if (!limit || d_unlinked(dir) || !negative_dentry_lock_sb(sb))
 		return true;
 	if (!ndir->cursor) {
-		/*
-		 * Without room for the estimate, every child would seem
-		 * negative: every new one would be killed, and each kill
-		 * would queue another count of all the children.
-		 */
-		d_npositive_make_room(dir);
 		ndir->cursor = d_alloc_cursor(dir);
+		negative_dir_set_target(ndir, limit);
 	}
-	if (!ndir->cursor)
+	if (!ndir->cursor || !ndir->to_reclaim)
 		done = true;
 
 	while (!done && *budget > 0) {
@@ -307,45 +301,23 @@ static bool negative_dir_reclaim(struct negative_dir *ndir, long *budget)
 		*budget -= scan.scanned;
 		scanned += scan.scanned;
 		reclaimed += n;
-		if (!ndir->to_reclaim) {
-			ndir->positives += scan.positives;
-			ndir->negatives += scan.negatives;
-			if (scan.end) {
-				unsigned int children;
-
-				spin_lock(&dir->d_lock);
-				d_set_npositive(dir, min_t(long, ndir->positives,
-							   UINT_MAX));
-				children = dir->d_nchildren;
-				spin_unlock(&dir->d_lock);
-				trace_negative_dentry_dir_count(dir, children,
-								ndir->positives,
-								ndir->negatives);
-				ndir->to_reclaim =
-					negative_dir_excess(ndir->negatives,
-							    limit);
-				done = !ndir->to_reclaim;
-			}
-		} else {
-			ndir->to_reclaim -= n;
-			ndir->reclaimed += n;
-			/*
-			 * The first pass spares hot negative children, the
-			 * second ages them: the next episode takes them
-			 * unless they are looked up again.
-			 */
-			if (ndir->to_reclaim <= 0 ||
-			    (scan.end && ++ndir->passes >= 2))
-				done = true;
-		}
+		ndir->to_reclaim -= n;
+		ndir->reclaimed += n;
 		/*
-		 * Children that came during the count are not trimmed, and
-		 * they stopped queueing the directory while it was queued:
-		 * count again while it seems over and trimming gets somewhere.
+		 * The first pass spares hot negative children, the second
+		 * ages them: the next episode takes them unless they are
+		 * looked up again.
+		 */
+		if (ndir->to_reclaim <= 0 || (scan.end && ++ndir->passes >= 2))
+			done = true;
+		/*
+		 * Negative children that came meanwhile did not queue the
+		 * directory, which was queued: go on while it is over the
+		 * limit and trimming gets somewhere.
 		 */
 		if (done && ndir->reclaimed &&
-		    d_nnegative_estimate(dir) > limit) {
-			negative_dir_restart(ndir);
+		    d_negative_children(dir) > limit) {
+			negative_dir_set_target(ndir, limit);
 			done = false;
 		}
 		cond_resched();
@@ -558,4 +530,5 @@ fs_initcall(negative_dentry_init);
 #ifdef CONFIG_NEGATIVE_DENTRY_KUNIT_TEST
 #include "tests/negative_dentry_kunit.c"
 #include "tests/negative_dentry_evict_kunit.c"
+#include "tests/negative_dentry_count_kunit.c"
 #endif

@@ -377,8 +377,9 @@ def w1_suite(guest, r):
                 f"{ours.get(src, 0)} warnings, base has {base.get(src, 0)}")
 
 
-KUNIT_SUITES = ("negative_dentry", "negative_dentry_evict",
-                "negative_dentry_lru", "memcg_negative_dentry")
+KUNIT_SUITES = ("negative_dentry", "negative_dentry_count",
+                "negative_dentry_evict", "negative_dentry_lru",
+                "memcg_negative_dentry")
 
 
 def kunit_suite(guest, r):

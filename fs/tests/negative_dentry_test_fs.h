@@ -92,19 +92,26 @@ static struct inode *negtest_inode(struct kunit *test, struct super_block *sb,
 	return inode;
 }
 
-/* A directory in the root of @sb, referenced once by the caller. */
-static struct dentry *negtest_mkdir(struct kunit *test, struct super_block *sb)
+/* A directory @name in @parent, referenced once by the caller. */
+static struct dentry *negtest_mkdir_in(struct kunit *test,
+				       struct dentry *parent, const char *name)
 {
-	struct dentry *dir = d_alloc_name(sb->s_root, "dir");
+	struct dentry *dir = d_alloc_name(parent, name);
 	struct inode *inode;
 
 	KUNIT_ASSERT_NOT_NULL(test, dir);
-	inode = negtest_inode(test, sb, S_IFDIR | 0755);
+	inode = negtest_inode(test, parent->d_sb, S_IFDIR | 0755);
 	inode->i_op = &simple_dir_inode_operations;
 	inode->i_fop = &simple_dir_operations;
 	set_nlink(inode, 2);
 	d_add(dir, inode);
 	return dir;
+}
+
+/* A directory in the root of @sb, referenced once by the caller. */
+static struct dentry *negtest_mkdir(struct kunit *test, struct super_block *sb)
+{
+	return negtest_mkdir_in(test, sb->s_root, "dir");
 }
 
 /* What rmdir leaves of a directory: an unhashed dentry, an unlinked inode. */

@@ -16,7 +16,8 @@
  *	fs.dentry-negative=1; prints create+unlink pairs a second.
  *	create-uuid, create-git, file-uuid, file-git: create and file with
  *	new names of 36 bytes (shaped as UUIDs) or 38 (as git's loose
- *	objects), which need an external name when DNAME_INLINE_LEN is 36.
+ *	objects), which needed an external name when an earlier version of
+ *	ours made DNAME_INLINE_LEN 36.
  *	rename: rename the N files (file<k> to moved<k> and back). unlink:
  *	unlink the N files, until SECONDS or none is left. The N files are
  *	DIR/file0 .. file<N-1> (nd_bench files) and the threads share them:

@@ -28,28 +28,21 @@ TRACE_EVENT(negative_dentry_reclaim_dir,
 );
 
 /*
- * A count of a directory's children by fs.dentry-dir-max reclaim: the
- * directory's own child count, and the positive and negative children the
- * count found. Without concurrent changes the two agree.
+ * fs.dentry-dir-max reclaim sets how many of a directory's negative
+ * children to take: from this count of them, its inode's.
  */
 TRACE_EVENT(negative_dentry_dir_count,
-	    TP_PROTO(struct dentry *dir, unsigned int children, long positives,
-		     long negatives),
-	    TP_ARGS(dir, children, positives, negatives),
+	    TP_PROTO(struct dentry *dir, long negatives),
+	    TP_ARGS(dir, negatives),
 	    TP_STRUCT__entry(__field(dev_t, dev)
 			     __field(unsigned long, ino)
-			     __field(unsigned int, children)
-			     __field(long, positives)
 			     __field(long, negatives)),
 	    TP_fast_assign(__entry->dev = dir->d_sb->s_dev;
 			   __entry->ino = d_really_is_positive(dir) ?
 					  d_inode(dir)->i_ino : 0;
-			   __entry->children = children;
-			   __entry->positives = positives;
 			   __entry->negatives = negatives;),
-	    TP_printk("dev %d:%d dir %lu children %u positive %ld negative %ld",
+	    TP_printk("dev %d:%d dir %lu negative %ld",
 		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->ino,
-		      __entry->children, __entry->positives,
 		      __entry->negatives)
 );
 

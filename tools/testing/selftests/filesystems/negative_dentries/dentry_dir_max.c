@@ -24,7 +24,7 @@
 #define FLOOD		100000
 /*
  * How far past the kill threshold a parallel flood may go: the threshold
- * is checked against the directory's estimate, which each flooding thread
+ * is checked against the directory's count, which each flooding thread
  * may pass with a dentry of its own, and negative dentries elsewhere on the
  * system move the count we read.
  */
@@ -277,11 +277,10 @@ TEST_F_TIMEOUT(dir_max, rejects_bad_values, TIMEOUT)
 #define MANY_FILES	10200
 
 /*
- * A directory keeps the estimate of its positive children at the end of
- * its inline name, where names of 31 to 35 bytes leave no room. Such a
- * directory, its 10200 positive children counted, must keep a new
- * negative child like any other directory, not take all its children for
- * negative ones and kill every new one (and count them all again).
+ * A directory's count of negative children has nothing to do with its
+ * name: under any name, around the lengths that once left no room for an
+ * estimate kept in the name (31 to 35 bytes), a directory of many files
+ * must keep a new negative child like any other, not kill it.
  */
 TEST_F_TIMEOUT(dir_max, any_name_length, TIMEOUT)
 {
@@ -484,35 +483,32 @@ TEST_F_TIMEOUT(dir_max, dentry_negative_bad_values, TIMEOUT)
 }
 
 /*
- * Find "dir <ino> children C positive P negative N" in the trace: the
- * first, the count before any reclaim. A reclaim that spares hot negative
- * children and so stays over the limit counts them again after it.
+ * Find "dir <ino> negative N" in the trace: the first, the count before any
+ * reclaim. A reclaim that stays over the limit reads the count again.
  */
-static int traced_count(unsigned long ino, long *children, long *pos,
-			long *neg)
+static int traced_count(unsigned long ino, long *neg)
 {
 	char *log = nd_trace_log(), *line, needle[64];
 	int found = 0;
 
 	if (!log)
 		return 0;
-	snprintf(needle, sizeof(needle), " dir %lu children ", ino);
+	snprintf(needle, sizeof(needle), " dir %lu negative ", ino);
 	line = strstr(log, needle);
 	if (line)
-		found = sscanf(line, " dir %*u children %ld positive %ld negative %ld",
-			       children, pos, neg) == 3;
+		found = sscanf(line, " dir %*u negative %ld", neg) == 1;
 	free(log);
 	return found;
 }
 
 /*
- * Count the children of @dir with a reclaim pass: everything is in place
- * with fs.dentry-dir-max off, then one more negative dentry in the limited
- * directory starts reclaim, which counts.
+ * Read the count of @dir's negative children as reclaim reads it: everything
+ * is in place with fs.dentry-dir-max off, then one more negative dentry in
+ * the limited directory, which must be over the limit, starts reclaim.
  */
 static void count_by_reclaim(struct __test_metadata *const _metadata,
 			     struct dir_max_state *state, const char *dir,
-			     long *children, long *pos, long *neg)
+			     long *neg)
 {
 	long start = nd_now_ms();
 	struct stat st;
@@ -521,7 +517,7 @@ static void count_by_reclaim(struct __test_metadata *const _metadata,
 	trace_on(_metadata, state, "negative_dentry_dir_count");
 	ASSERT_EQ(0, set_dir_max(LIMIT));
 	ASSERT_EQ(0, nd_stat_missing(dir, "trigger", 0, 1));
-	while (!traced_count(st.st_ino, children, pos, neg)) {
+	while (!traced_count(st.st_ino, neg)) {
 		ASSERT_LE(nd_now_ms() - start, SETTLE_MS)
 			TH_LOG("no count of %s traced", dir);
 		usleep(10000);
@@ -536,15 +532,12 @@ static void count_by_reclaim(struct __test_metadata *const _metadata,
 /*
  * Create, close and unlink CHURN files in @dir with fs.dentry-negative at
  * @policy, then look up NEVER names that never existed there. @churned is
- * the change of nr_negative the churn made; @children, @pos and @neg are
- * the directory's counts, as a reclaim pass makes them. @children is
- * d_nchildren, the count the limit keeps: it must have lost every child
- * freed, or it would not be the sum of the children found.
+ * the change of nr_negative the churn made; @neg is the directory's count
+ * of negative children, as reclaim reads it.
  */
 static void churn_and_count(struct __test_metadata *const _metadata,
 			    struct dir_max_state *state, const char *dir,
-			    int policy, long *churned, long *children,
-			    long *pos, long *neg)
+			    int policy, long *churned, long *neg)
 {
 	long before;
 
@@ -555,30 +548,26 @@ static void churn_and_count(struct __test_metadata *const _metadata,
 	ASSERT_EQ(0, nd_churn(dir, "tmp-", CHURN));
 	*churned = nd_nr_negative() - before;
 	ASSERT_EQ(0, nd_stat_missing(dir, "never-", 0, NEVER));
-	count_by_reclaim(_metadata, state, dir, children, pos, neg);
+	count_by_reclaim(_metadata, state, dir, neg);
 	TH_LOG("fs.dentry-negative=%d: %d files churned, nr_negative %+ld",
 	       policy, CHURN, *churned);
-	TH_LOG("%s: %ld children, %ld positive, %ld negative",
-	       dir, *children, *pos, *neg);
+	TH_LOG("%s: %ld negative children", dir, *neg);
 }
 
 /*
- * Make @missing negative children in @dir and count its children: as many
- * as @dir's d_nchildren, @positives of them positive, the rest negative.
+ * Make @missing negative children in @dir, which has none, and read its
+ * count: those and the one that starts reclaim, not one more or less.
  */
 static void expect_counts(struct __test_metadata *const _metadata,
 			  struct dir_max_state *state, const char *dir,
-			  long missing, long positives)
+			  long missing)
 {
-	long children, pos, neg;
+	long neg;
 
 	ASSERT_EQ(0, nd_stat_missing(dir, "missing", 0, missing));
-	count_by_reclaim(_metadata, state, dir, &children, &pos, &neg);
-	TH_LOG("%s: %ld children, %ld positive, %ld negative",
-	       dir, children, pos, neg);
-	EXPECT_EQ(positives, pos);
-	EXPECT_EQ(pos + neg, children);
-	EXPECT_GE(neg, missing);
+	count_by_reclaim(_metadata, state, dir, &neg);
+	TH_LOG("%s: %ld negative children", dir, neg);
+	EXPECT_EQ(missing + 1, neg);
 }
 
 /*
@@ -590,7 +579,7 @@ static void expect_counts(struct __test_metadata *const _metadata,
  */
 TEST_F_TIMEOUT(dir_max, dentry_negative_unlinks, TIMEOUT)
 {
-	long churned, children, pos, neg, reclaimed, killed, left;
+	long churned, neg, reclaimed, killed, left;
 
 	if (self->state.negative < 0)
 		SKIP(return, "no %s: kernel without fs.dentry-negative",
@@ -615,20 +604,14 @@ TEST_F_TIMEOUT(dir_max, dentry_negative_unlinks, TIMEOUT)
 	EXPECT_EQ(0, reclaimed);
 	EXPECT_EQ(0, killed);
 
-	churn_and_count(_metadata, &self->state, "dropped", 1, &churned, &children,
-			&pos, &neg);
+	churn_and_count(_metadata, &self->state, "dropped", 1, &churned, &neg);
 	EXPECT_LE(labs(churned), 64);
-	EXPECT_EQ(0, pos);
 	EXPECT_EQ(NEVER + 1, neg);
-	EXPECT_EQ(pos + neg, children);
 
-	churn_and_count(_metadata, &self->state, "kept", 0, &churned, &children,
-			&pos, &neg);
+	churn_and_count(_metadata, &self->state, "kept", 0, &churned, &neg);
 	EXPECT_GE(churned, CHURN - 64);
 	EXPECT_LE(churned, CHURN + 64);
-	EXPECT_EQ(0, pos);
 	EXPECT_EQ(CHURN + NEVER + 1, neg);
-	EXPECT_EQ(pos + neg, children);
 }
 
 TEST_F_TIMEOUT(dir_max, positives_survive, TIMEOUT)
@@ -674,36 +657,90 @@ TEST_F_TIMEOUT(dir_max, rename_keeps_counts, TIMEOUT)
 		snprintf(to, sizeof(to), "ren_a/incoming%d", i);
 		ASSERT_EQ(0, rename(from, to));
 	}
-	/* 20 exchanges between the two directories change no count */
+	/*
+	 * No negative child is left: each rename's target was dropped with
+	 * it. 20 exchanges between the two directories change no count.
+	 */
 	for (i = 0; i < 20; i++) {
 		snprintf(from, sizeof(from), "ren_a/file%d", 200 + i);
 		snprintf(to, sizeof(to), "ren_b/file%d", 200 + i);
 		ASSERT_EQ(0, renameat2(AT_FDCWD, from, AT_FDCWD, to,
 				       RENAME_EXCHANGE));
 	}
-	expect_counts(_metadata, &self->state, "ren_a", 1500, 250);
-	expect_counts(_metadata, &self->state, "ren_b", 1100, 350);
+	expect_counts(_metadata, &self->state, "ren_a", 1500);
+	expect_counts(_metadata, &self->state, "ren_b", 1100);
 }
 
+#define RENAMED_FILES	20000
+#define RENAMED_BATCH	100
+
+/* The negative dentries killed while @n missing names of @dir are looked up. */
+static long killed_by_lookups(const char *dir, const char *prefix, long n)
+{
+	long killed = nd_debugfs_counter("killed");
+
+	if (nd_stat_missing(dir, prefix, 0, n))
+		return -1;
+	return nd_debugfs_counter("killed") - killed;
+}
+
+/*
+ * A directory's count of negative children belongs to the directory, not to
+ * its name: renaming a directory of many files, under the limit with a few
+ * negative ones, must not make its next lookups of missing names seem to
+ * be over the kill threshold.
+ */
+TEST_F_TIMEOUT(dir_max, rename_keeps_the_directory_limit, TIMEOUT)
+{
+	const long limit = 256;
+	long before, after;
+	char *dir;
+
+	ASSERT_EQ(0, set_dir_max(0));
+	dir = test_dir(_metadata, &self->state, "big");
+	ASSERT_EQ(0, make_files(dir, RENAMED_FILES));
+	ASSERT_EQ(0, set_dir_max(limit));
+	ASSERT_LE(0, killed_by_lookups(dir, "warm", RENAMED_BATCH));
+	nd_quiesce(nd_reclaim_activity, NULL, SETTLE_MS);
+	before = killed_by_lookups(dir, "before", RENAMED_BATCH);
+	ASSERT_EQ(0, rename("big", "big2"));
+	snprintf(dir, sizeof(self->state.dirs[0]), "big2");
+	after = killed_by_lookups(dir, "after", RENAMED_BATCH);
+	TH_LOG("limit %ld, %d files: %ld of %d killed before the rename, %ld after",
+	       limit, RENAMED_FILES, before, RENAMED_BATCH, after);
+	EXPECT_EQ(0, before);
+	EXPECT_EQ(0, after);
+}
+
+/*
+ * Positive children do not count: 100 negative children of a directory of
+ * 3 * LIMIT files are within the limit, and nothing queues the directory.
+ */
 TEST_F_TIMEOUT(dir_max, mostly_positive_dir_kept, TIMEOUT)
 {
-	long before, reclaimed, children, pos, neg;
+	long before, reclaimed, killed, neg = -1;
+	struct stat st;
 
 	ASSERT_EQ(0, set_dir_max(0));
 	test_dir(_metadata, &self->state, "positive");
 	ASSERT_EQ(0, make_files("positive", 3 * LIMIT));
+	ASSERT_EQ(0, stat("positive", &st));
 	before = nd_nr_negative();
 	reclaimed = nd_debugfs_counter("reclaimed");
+	killed = nd_debugfs_counter("killed");
+	trace_on(_metadata, &self->state, "negative_dentry_dir_count");
+	ASSERT_EQ(0, set_dir_max(LIMIT));
 	ASSERT_EQ(0, nd_stat_missing("positive", "missing", 0, 100));
-	count_by_reclaim(_metadata, &self->state, "positive", &children, &pos, &neg);
-	usleep(500 * 1000);
-	TH_LOG("%ld positive, %ld negative; %ld reclaimed", pos, neg,
-	       nd_debugfs_counter("reclaimed") - reclaimed);
-	/* 101 negative children of a directory within the limit stay */
-	EXPECT_EQ(3 * LIMIT, pos);
-	EXPECT_EQ(101, neg);
+	nd_quiesce(nd_reclaim_activity, NULL, SETTLE_MS);
+	nd_trace_event("negative_dentry_dir_count", 0);
+	TH_LOG("%ld reclaimed, %ld killed",
+	       nd_debugfs_counter("reclaimed") - reclaimed,
+	       nd_debugfs_counter("killed") - killed);
+	EXPECT_FALSE(traced_count(st.st_ino, &neg))
+		TH_LOG("queued with %ld negative children", neg);
 	EXPECT_EQ(reclaimed, nd_debugfs_counter("reclaimed"));
-	EXPECT_GE(nd_nr_negative() - before, 101);
+	EXPECT_EQ(killed, nd_debugfs_counter("killed"));
+	EXPECT_GE(nd_nr_negative() - before, 100);
 }
 
 /* The negative dentries the traced reclaim_dir runs reclaimed. */
