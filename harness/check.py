@@ -14,8 +14,10 @@ build/check/<suite>.log) and judges what came back:
   kunit      our KUnit suites, run at boot of both patched kernels, their
              KTAP read off the console with tools/testing/kunit's parser;
   selftests  our kselftests (dentry_dir_max, test_negative_dentry) on both
-             patched kernels: every test they declare must pass; and a
-             boot with cgroup.memory=nokmem, where a limit is refused;
+             patched kernels: every test they declare must pass; a boot
+             with 64 cpus possible, 2 online, where a parent's limit binds
+             over many children; and a boot with cgroup.memory=nokmem,
+             where a limit is refused;
   checkpatch scripts/checkpatch.pl --strict over the combined patch and
              over each patch of the series as make patch mails it (new
              files included);
@@ -69,10 +71,11 @@ class Guest:
         """kernel is base|patched, then -debug|-fast: patched-debug."""
         return layout.image(*kernel.split("-"))
 
-    def run(self, kernel, script, timeout, log, append="", image=None):
-        """Boot `kernel` (or `image`), run `script`; return (status,
-        console lines). Scripts under tests/userspace/ run in the Debian
-        guest, the others in the busybox guest."""
+    def run(self, kernel, script, timeout, log, append="", image=None,
+            smp="2"):
+        """Boot `kernel` (or `image`) with `smp` cpus, run `script`;
+        return (status, console lines). Scripts under tests/userspace/ run
+        in the Debian guest, the others in the busybox guest."""
         path = os.path.join(LOGS, log + ".log")
         guest = ["--guest", "debian", "--rootfs", self.args.rootfs] \
             if script.startswith("tests/userspace/") else \
@@ -80,7 +83,7 @@ class Guest:
         cmd = [os.path.join(ROOT, "harness", "vmrun.py"),
                "--image", image or self.image(kernel),
                "--kernel", kernel.split("-")[0], *guest,
-               "--timeout", str(timeout),
+               "--timeout", str(timeout), "--smp", smp,
                "--append", append, os.path.join(ROOT, script)]
         if self.args.kvm:
             cmd.insert(1, "--kvm")
@@ -423,6 +426,15 @@ def selftests_suite(guest, r):
                     source)):
                 got = results.get((prog, test), "missing")
                 r.check(got == "pass", f"{kernel} {prog} {test}", got)
+        # 64 cpus possible and 2 online, as make bench boots
+        status, lines = guest.run(kernel, "tests/negative-dentry/possible-cpus.sh",
+                                  TIMEOUT_SCRIPT, f"possible-cpus-{kernel}",
+                                  append="maxcpus=2", smp="64")
+        got = parse_selftests(lines).get(
+            ("test_negative_dentry", "test_negdentry_many_children"),
+            "missing")
+        r.check(status == 0 and got == "pass", f"{kernel} 64 cpus possible: "
+                "test_negdentry_many_children", f"status {status}, {got}")
         status, _ = guest.run(kernel, "tests/negative-dentry/nokmem.sh",
                               TIMEOUT_NOKMEM, f"nokmem-{kernel}",
                               append="cgroup.memory=nokmem")

@@ -5,28 +5,31 @@
  *
  * A negative dentry belongs to the memcg of its slab object, whose dentry
  * LRU lists hold it, and counts while it is on those lists (fs/dcache.c
- * reports every change). Changes collect per cpu and then go to the memcg
- * and each ancestor at once, so that every cgroup counts its subtree and a
- * dentry charged to a removed child can be uncharged at the parent its
- * objcg was reparented to.
+ * reports every change). Each cpu keeps the changes of one memcg at a
+ * time in its stock, as memcg_stock does for page charges, and charges
+ * them to the memcg and each ancestor at once when a batch is full or the
+ * cpu changes memcg: so that every cgroup counts its subtree, a dentry
+ * charged to a removed child can be uncharged at the parent its objcg was
+ * reparented to, and the count any limit acts on misses one batch a cpu
+ * at most, however many descendants the cgroup has.
  *
  * Over its limit, a cgroup's reclaim work takes the unused, cold negative
  * dentries of the cgroup and its descendants from their own LRU lists, on
  * the superblocks the shrinker maps name, down to the limit less a margin
  * (fs/negative_dentry_lru.c walks the lists). When a cgroup is removed, its
  * dentries are spliced to its parent's lists and a drain work reclaims the
- * negative ones, so that rmdir does not wait for them. The drain first
- * adds the removed cgroup's waiting changes to its ancestors: from then on
- * its dentries are uncharged at the parent, whose count must include them.
+ * negative ones, so that rmdir does not wait for them, and then has the
+ * stocks that still hold the cgroup charge what they hold and let it go.
  */
 #include <linux/cgroup.h>
 #include <linux/cpuhotplug.h>
+#include <linux/cpumask.h>
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
-#include <linux/error-injection.h>
 #include <linux/memcontrol.h>
 #include <linux/negative_dentry.h>
 #include <linux/negative_dentry_lru.h>
+#include <linux/oom.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/seq_buf.h>
@@ -34,6 +37,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/task_work.h>
+#include <linux/workqueue.h>
 
 #include "internal.h"
 
@@ -41,34 +45,38 @@
 #include <trace/events/negative_dentry_memcg.h>
 
 /*
- * Changes wait per cpu until there are this many, or fewer near a limit
- * (negative_dentry_batch()); .current adds the waiting changes in.
+ * Changes wait in a cpu's stock until there are this many, or fewer near
+ * a limit (negative_dentry_batch()); .current adds the waiting changes in.
  */
 #define NEGATIVE_DENTRY_CHARGE_BATCH	32
+
+DEFINE_PER_CPU(struct memcg_negative_dentry_stock, memcg_negative_dentry_stock) = {
+	.lock = INIT_LOCAL_LOCK(lock),
+};
+
+/*
+ * Moves on each time a limit is lowered, before the stocks' batches are
+ * lowered to match: a charge that sized its batch from the old limit sees
+ * it move and does not keep that batch (negative_dentry_lower_batches()).
+ */
+static atomic_t negative_dentry_max_seq;
 
 static struct mem_cgroup *mnd_memcg(struct memcg_negative_dentry *mnd)
 {
 	return container_of(mnd, struct mem_cgroup, negative_dentry);
 }
 
-/*
- * Serialises the writers of memory.negative_dentry.max, so that each
- * static_branch_deferred_inc() of negative_dentry_limits comes before its
- * decrement: kernfs does not serialise separate opens of one file, and a
- * delegated, unprivileged user may write it from many.
- */
-static DEFINE_MUTEX(negative_dentry_max_mutex);
-
 /* Drains queued and not finished: each holds its removed cgroup's css. */
 static atomic_long_t negative_dentry_drains;
 
 /*
- * How many changes a cgroup lets wait per cpu, given the tightest @limit
- * on its path to the root and the least @headroom left under a limit
- * there, with @cpus cpus online. The counts the limits act on then lag by
- * less than an eighth of the limit, and less than half the headroom, per
- * cgroup below that changes them, however many cpus there are; within
- * 2 * @cpus of a limit nothing waits and they are exact.
+ * How many changes a stock lets wait, given the tightest @limit on the
+ * path of its memcg to the root and the least @headroom left under a limit
+ * there, with @cpus cpus online. As each cpu's stock holds one memcg, the
+ * counts the limits act on then lag by less than an eighth of the limit,
+ * and less than half the headroom, whatever the number of cgroups below
+ * that changes them; within 2 * @cpus of a limit nothing waits and they
+ * are exact.
  */
 static int negative_dentry_batch(long limit, long headroom, unsigned int cpus)
 {
@@ -91,17 +99,15 @@ static bool negative_dentry_behind(long usage, long max)
 static void negative_dentry_task_reclaim_queue(void);
 
 /*
- * Add @nr to @memcg and its ancestors, start reclaim where it is due, and
- * size @memcg's batch for how close that took it to a limit. Return true
- * if the work is behind on one of them: then the task adding the
- * dentries should reclaim too.
+ * Add @nr to @memcg and its ancestors and start reclaim where it is due.
+ * Return how many changes of @memcg may wait in a stock, given how close
+ * that took it to a limit, and set *@behind if the work is behind on one
+ * of them: then the task adding the dentries should reclaim too.
  */
-static bool negative_dentry_charge(struct mem_cgroup *memcg, long nr)
+static long negative_dentry_charge(struct mem_cgroup *memcg, long nr,
+				   bool *behind)
 {
-	struct memcg_negative_dentry *leaf = &memcg->negative_dentry;
 	long limit = LONG_MAX, headroom = LONG_MAX;
-	bool behind = false;
-	long batch;
 
 	for (; memcg && !mem_cgroup_is_root(memcg);
 	     memcg = parent_mem_cgroup(memcg)) {
@@ -111,7 +117,7 @@ static bool negative_dentry_charge(struct mem_cgroup *memcg, long nr)
 
 		if (nr > 0 && usage > max) {
 			queue_work(negative_dentry_wq, &mnd->reclaim_work);
-			behind |= negative_dentry_behind(usage, max);
+			*behind |= negative_dentry_behind(usage, max);
 		}
 		if (max != LONG_MAX) {
 			limit = min(limit, max);
@@ -124,125 +130,182 @@ static bool negative_dentry_charge(struct mem_cgroup *memcg, long nr)
 		}
 	}
 	/* Without a limit on the path, the full batch: no need to count cpus. */
-	batch = limit == LONG_MAX ? NEGATIVE_DENTRY_CHARGE_BATCH :
-		negative_dentry_batch(limit, headroom, num_online_cpus());
-	/* Written only if changed: other cpus read it on every change. */
-	if (READ_ONCE(leaf->batch) != batch)
-		WRITE_ONCE(leaf->batch, batch);
-	return behind;
+	if (limit == LONG_MAX)
+		return NEGATIVE_DENTRY_CHARGE_BATCH;
+	return negative_dentry_batch(limit, headroom, num_online_cpus());
+}
+
+/*
+ * Charge what @stock holds and let its memcg go. The caller owns the
+ * stock: it holds its lock, or the stock's cpu is dead.
+ */
+static void negative_dentry_stock_drain(struct memcg_negative_dentry_stock *stock)
+{
+	struct mem_cgroup *memcg = stock->memcg;
+	long nr = stock->nr;
+	bool behind = false;
+
+	if (!memcg)
+		return;
+	/* Emptied first: a reader may miss the changes, not count them twice. */
+	WRITE_ONCE(stock->nr, 0);
+	WRITE_ONCE(stock->memcg, NULL);
+	/*
+	 * Whoever is behind, it is not the task this runs for: the changes
+	 * are older than its own.
+	 */
+	if (nr)
+		negative_dentry_charge(memcg, nr, &behind);
+	css_put(&memcg->css);
 }
 
 /**
- * __memcg_negative_dentry_charge - charge the changes waiting on this cpu
- * @memcg: the memcg whose batch of changes memcg_negative_dentry_account()
- *	filled; the caller holds rcu_read_lock() and a dentry's d_lock
+ * __memcg_negative_dentry_charge - charge a cpu's stock
+ * @stock: this cpu's stock, locked
+ * @memcg: the memcg of the change; the caller holds rcu_read_lock()
+ * @nr: the change, which filled the stock's batch for @memcg, or is the
+ *	first for @memcg since the stock held another
  *
- * If the reclaim work is behind, the task adding them reclaims too, before
- * it returns to user space. (The root cgroup, whose dentries come from
- * removed cgroups reparented to it, counts nothing: for it, this just
- * empties the batch.)
+ * The stock then holds @memcg, with nothing waiting, unless @memcg is
+ * being freed (then the change is charged and nothing is kept). If the
+ * reclaim work is behind, the task adding negative dentries reclaims too,
+ * before it returns to user space. Called from
+ * memcg_negative_dentry_account(), under a dentry's d_lock. (The root cgroup, whose dentries come from
+ * removed cgroups reparented to it, counts nothing: for it, the stock
+ * just empties.)
  */
-void __memcg_negative_dentry_charge(struct mem_cgroup *memcg)
+void __memcg_negative_dentry_charge(struct memcg_negative_dentry_stock *stock,
+				    struct mem_cgroup *memcg, int nr)
 {
-	if (negative_dentry_charge(memcg,
-				   this_cpu_xchg(*memcg->negative_dentry.pending, 0)))
+	int seq = atomic_read_acquire(&negative_dentry_max_seq);
+	bool behind = false;
+	long pending = nr;
+	long batch;
+
+	if (stock->memcg == memcg) {
+		pending += stock->nr;
+	} else {
+		negative_dentry_stock_drain(stock);
+		/*
+		 * A memcg whose last reference is gone is being freed once
+		 * this RCU read section ends: charge it, but do not keep it.
+		 */
+		if (css_tryget(&memcg->css)) {
+			WRITE_ONCE(stock->memcg, memcg);
+			/* Before its changes: see negative_dentry_usage(). */
+			smp_wmb();
+		}
+	}
+	WRITE_ONCE(stock->nr, 0);
+	batch = negative_dentry_charge(memcg, pending, &behind);
+	WRITE_ONCE(stock->batch, batch);
+	/*
+	 * Pairs with the barrier in negative_dentry_lower_batches(): either
+	 * this sees the sequence move, or that sees @memcg in the stock and
+	 * writes its batch after this did. A batch sized from a limit since
+	 * lowered does not stay.
+	 */
+	smp_mb();
+	if (atomic_read(&negative_dentry_max_seq) != seq)
+		WRITE_ONCE(stock->batch, 1);
+	if (behind)
 		negative_dentry_task_reclaim_queue();
 }
 
-/*
- * Add the changes still waiting on every cpu to @memcg and its ancestors.
- * Nothing may change them meanwhile: @memcg has no objcg any more, and an
- * RCU grace period has passed since it had one (charges are made under
- * rcu_read_lock() with the memcg the objcg pointed to), or it is being
- * freed.
- */
-static void negative_dentry_flush(struct mem_cgroup *memcg)
+static void negative_dentry_stock_flush_workfn(struct work_struct *work)
 {
-	long __percpu *pending = memcg->negative_dentry.pending;
-	long sum = 0;
-	int cpu;
-
-	/* xchg(): negative_dentry_cpu_dead() may empty a dead cpu's too. */
-	for_each_possible_cpu(cpu)
-		sum += xchg(per_cpu_ptr(pending, cpu), 0);
-	if (sum)
-		negative_dentry_charge(memcg, sum);
+	local_lock(&memcg_negative_dentry_stock.lock);
+	negative_dentry_stock_drain(this_cpu_ptr(&memcg_negative_dentry_stock));
+	local_unlock(&memcg_negative_dentry_stock.lock);
 }
 
 /*
- * The changes of @memcg itself waiting per cpu. Only cpus online, or on
- * their way out, have any: negative_dentry_cpu_dead() adds a dead cpu's
- * to the counts.
+ * Have the stocks that hold @memcg charge what they hold and let it go:
+ * each from its own cpu, as only that cpu may change its stock. For a
+ * removed cgroup, after an RCU grace period, when nothing can charge it
+ * any more: a stock would otherwise hold it, dying, until its cpu charged
+ * another cgroup. The flushes are not waited for: what waits in a stock
+ * is counted by .current meanwhile.
  */
-static long negative_dentry_pending(struct mem_cgroup *memcg)
+static void negative_dentry_flush_stocks(struct mem_cgroup *memcg)
 {
-	long __percpu *pending = memcg->negative_dentry.pending;
-	long sum = 0;
 	int cpu;
 
-	for_each_cpu_or(cpu, cpu_online_mask, cpu_dying_mask)
-		sum += READ_ONCE(*per_cpu_ptr(pending, cpu));
-	return sum;
+	for_each_online_cpu(cpu) {
+		struct memcg_negative_dentry_stock *stock =
+			per_cpu_ptr(&memcg_negative_dentry_stock, cpu);
+
+		if (READ_ONCE(stock->memcg) == memcg)
+			queue_work_on(cpu, system_wq, &stock->flush_work);
+	}
 }
 
 /*
- * The negative dentries of @memcg's subtree, exactly: the changes waiting
- * in its descendants included. A walk of the subtree.
+ * The stock of @cpu if it holds @root or a descendant of @root, else NULL.
+ * The caller holds rcu_read_lock(): the memcg the stock held stays until
+ * it ends, even if the stock lets it go meanwhile.
+ */
+static struct memcg_negative_dentry_stock *
+negative_dentry_stock_of(int cpu, struct mem_cgroup *root)
+{
+	struct memcg_negative_dentry_stock *stock =
+		per_cpu_ptr(&memcg_negative_dentry_stock, cpu);
+	struct mem_cgroup *cached = READ_ONCE(stock->memcg);
+
+	return cached && mem_cgroup_is_descendant(cached, root) ? stock : NULL;
+}
+
+/*
+ * What waits in another cpu's @stock for the memcg it held when
+ * negative_dentry_stock_of() looked: nothing if it let that memcg go
+ * meanwhile, as the changes read could be another memcg's. (A stock
+ * takes a memcg before it adds changes of it, with a write barrier.)
+ */
+static long negative_dentry_stock_nr(struct memcg_negative_dentry_stock *stock)
+{
+	struct mem_cgroup *memcg = READ_ONCE(stock->memcg);
+	long nr;
+
+	smp_rmb();
+	nr = READ_ONCE(stock->nr);
+	smp_rmb();
+	return READ_ONCE(stock->memcg) == memcg ? nr : 0;
+}
+
+/*
+ * The negative dentries of @memcg's subtree: its count and what waits in
+ * the stocks of its descendants. The stocks are read while their changes
+ * move into the counts: a batch that moves after @usage was read and
+ * before its stock is read is missed, so a count can read short by a batch
+ * a cpu for a moment, or below zero near zero; none is counted twice, nor
+ * one of a cgroup outside the subtree (negative_dentry_stock_nr()).
  */
 static long negative_dentry_usage(struct mem_cgroup *memcg)
 {
 	long usage = atomic_long_read(&memcg->negative_dentry.usage);
-	struct cgroup_subsys_state *css;
+	struct memcg_negative_dentry_stock *stock;
+	int cpu;
 
+	/* A dead cpu's stock is empty: negative_dentry_cpu_dead(). */
 	rcu_read_lock();
-	css_for_each_descendant_pre(css, &memcg->css)
-		usage += negative_dentry_pending(mem_cgroup_from_css(css));
+	for_each_cpu_or(cpu, cpu_online_mask, cpu_dying_mask) {
+		stock = negative_dentry_stock_of(cpu, memcg);
+		if (stock)
+			usage += negative_dentry_stock_nr(stock);
+	}
 	rcu_read_unlock();
-	/*
-	 * The sum is read while changes move from the cpus into @usage: a
-	 * batch that moves after @usage was read and before its cpu is read
-	 * is missed, so a count near zero can read below it for a moment.
-	 */
 	return max(usage, 0L);
 }
 
 /*
- * The negative dentries of @memcg's subtree, short of the changes still
- * waiting in its descendants: each has fewer than its batch per cpu
- * (none within 2 * cpus of a limit). Exact for a cgroup without children,
- * and cheap for any: no walk.
- */
-static long negative_dentry_usage_approx(struct mem_cgroup *memcg)
-{
-	long usage = atomic_long_read(&memcg->negative_dentry.usage);
-
-	/*
-	 * A descendant's uncharges can reach @usage while the charges they
-	 * undo still wait on its cpus: then the sum can be below zero.
-	 */
-	return max(usage + negative_dentry_pending(memcg), 0L);
-}
-
-/*
- * A cpu is dead: add what it left waiting to the counts, so that the
- * readers need look at the cpus online alone, however many are possible
- * (cloud guests boot with hundreds, and a few online). A removed cgroup
- * is still walked until it is freed; its drain may flush it at the same
- * time, hence xchg() on both sides. One freed meanwhile, the walk skips:
- * memcg_negative_dentry_free() flushes every cpu's.
+ * A cpu is dead: charge what its stock held, so that the readers need look
+ * at the cpus online alone, however many are possible (cloud guests boot
+ * with hundreds, and a few online), and let its memcg go.
  */
 static int negative_dentry_cpu_dead(unsigned int cpu)
 {
-	struct mem_cgroup *memcg;
-
-	for (memcg = mem_cgroup_iter(NULL, NULL, NULL); memcg;
-	     memcg = mem_cgroup_iter(NULL, memcg, NULL)) {
-		long nr = xchg(per_cpu_ptr(memcg->negative_dentry.pending, cpu),
-			       0);
-
-		if (nr)
-			negative_dentry_charge(memcg, nr);
-	}
+	negative_dentry_stock_drain(per_cpu_ptr(&memcg_negative_dentry_stock,
+						cpu));
 	return 0;
 }
 
@@ -283,41 +346,203 @@ void memcg_negative_dentry_event(struct mem_cgroup *memcg, bool killed)
 }
 
 /*
- * One pass over the lists of @root and of its online descendants. Return
- * true when the reclaim is done.
+ * The negative dentries on @memcg's own lists: its count less those of its
+ * online children, which have lists of their own. A removed child's
+ * dentries are on @memcg's lists, and in its count. The caller holds
+ * rcu_read_lock().
  */
-static bool negative_dentry_reclaim_pass(struct mem_cgroup *root,
-					 struct negative_dentry_reclaim *sc)
+static long negative_dentry_own(struct mem_cgroup *memcg)
 {
-	struct mem_cgroup *memcg = mem_cgroup_iter(root, NULL, NULL);
+	long own = atomic_long_read(&memcg->negative_dentry.usage);
+	struct cgroup_subsys_state *css;
 
-	do {
-		/* An offline memcg's lists are its parent's. */
-		if (!mem_cgroup_online(memcg))
-			continue;
-		sc->memcg = memcg;
-		if (negative_dentry_reclaim_memcg(memcg, sc)) {
-			mem_cgroup_iter_break(root, memcg);
-			return true;
-		}
-	} while ((memcg = mem_cgroup_iter(root, memcg, NULL)));
-	return false;
+	css_for_each_child(css, &memcg->css)
+		if (css->flags & CSS_ONLINE)
+			own -= atomic_long_read(&mem_cgroup_from_css(css)->negative_dentry.usage);
+	return max(own, 0L);
 }
 
 /*
- * Reclaim from the lists of @root and of its online descendants: the first
- * round takes cold negative dentries only and spares the hot ones; if that
- * fell short, a second round ages the hot ones (a later run takes those not
- * looked up again) while taking what is cold.
+ * How the reclaim of a subtree down to a target shares out: each memcg of
+ * the subtree with negative dentries on its own lists may keep an equal
+ * part of the target, its fair share, and gives up dentries in proportion
+ * to what it holds above it. So a cgroup under its share keeps what it has
+ * while a sibling floods past their parent's limit, and the flooder's
+ * reclaim takes its own.
+ */
+struct negative_dentry_shares {
+	long fair;
+	long above;
+	long want;
+};
+
+static void negative_dentry_shares(struct mem_cgroup *root, long target,
+				   long want, struct negative_dentry_shares *sh)
+{
+	struct cgroup_subsys_state *css;
+	long holders = 0;
+
+	rcu_read_lock();
+	css_for_each_descendant_pre(css, &root->css)
+		if ((css->flags & CSS_ONLINE) &&
+		    negative_dentry_own(mem_cgroup_from_css(css)))
+			holders++;
+	sh->fair = holders ? target / holders : 0;
+	sh->above = 0;
+	css_for_each_descendant_pre(css, &root->css)
+		if (css->flags & CSS_ONLINE)
+			sh->above += max(negative_dentry_own(mem_cgroup_from_css(css)) -
+					 sh->fair, 0L);
+	rcu_read_unlock();
+	sh->want = want;
+}
+
+/*
+ * What a memcg with @own negative dentries on its own lists gives up of
+ * @sh->want: its part of what all hold above their shares, never more than
+ * it holds above its own.
+ */
+static long negative_dentry_quota_of(long own,
+				     const struct negative_dentry_shares *sh)
+{
+	long above = own - sh->fair;
+
+	if (above <= 0 || sh->above <= 0)
+		return 0;
+	return min(above, DIV_ROUND_UP(sh->want * above, sh->above));
+}
+
+static long negative_dentry_quota(struct mem_cgroup *memcg,
+				  const struct negative_dentry_shares *sh)
+{
+	long own;
+
+	rcu_read_lock();
+	own = negative_dentry_own(memcg);
+	rcu_read_unlock();
+	return negative_dentry_quota_of(own, sh);
+}
+
+/*
+ * One round over the lists of @root's online memcgs, in the order of
+ * mem_cgroup_iter(), each reclaimed of its quota. With @mnd, the reclaim
+ * work's own state, the round goes on from where the work's last run
+ * stopped in it: the memcgs before that one are done, and that one's lists
+ * resume at its cursor. Where this run stops is kept for the next. Return
+ * true if the reclaim is done or out of budget, false at the end of the
+ * round.
+ */
+static bool negative_dentry_reclaim_round(struct mem_cgroup *root,
+					  struct negative_dentry_reclaim *sc,
+					  const struct negative_dentry_shares *sh,
+					  struct memcg_negative_dentry *mnd)
+{
+	u64 resume = mnd ? mnd->reclaim_cursor_id : 0;
+	long want = sc->nr_to_reclaim;
+	struct mem_cgroup *memcg;
+	bool done = false;
+
+again:
+	memcg = NULL;
+	while (!done && (memcg = mem_cgroup_iter(root, memcg, NULL))) {
+		u64 id = cgroup_id(memcg->css.cgroup);
+		struct negative_dentry_cursor cursor = { };
+		long quota;
+
+		if (resume) {
+			if (id != resume)
+				continue;
+			resume = 0;
+			cursor = mnd->reclaim_cursor;
+		}
+		/* An offline memcg's lists are its parent's. */
+		if (!mem_cgroup_online(memcg))
+			continue;
+		quota = negative_dentry_quota(memcg, sh);
+		if (!quota)
+			continue;
+		sc->memcg = memcg;
+		sc->cursor = &cursor;
+		sc->nr_to_reclaim = min(want, sc->reclaimed + quota);
+		negative_dentry_reclaim_memcg(memcg, sc);
+		done = sc->reclaimed >= want || sc->budget <= 0;
+		if (mnd && done) {
+			mnd->reclaim_cursor_id = id;
+			mnd->reclaim_cursor = cursor;
+		}
+	}
+	if (memcg)
+		mem_cgroup_iter_break(root, memcg);
+	/* The memcg it stopped in is gone: the round starts again. */
+	if (resume) {
+		resume = 0;
+		goto again;
+	}
+	if (mnd && !done)
+		mnd->reclaim_cursor_id = 0;
+	sc->nr_to_reclaim = want;
+	sc->cursor = NULL;
+	return done;
+}
+
+/*
+ * Reclaim from the lists of @root and of its online descendants, down to
+ * @target, each memcg of the subtree by its share, for a task: a round
+ * that takes cold negative dentries only and spares the hot ones; if that
+ * fell short, a round that ages the hot ones (a later reclaim takes those
+ * not looked up again) while taking what is cold.
  */
 static void negative_dentry_reclaim_subtree(struct mem_cgroup *root,
-					    struct negative_dentry_reclaim *sc)
+					    struct negative_dentry_reclaim *sc,
+					    long target)
 {
-	sc->age = false;
-	if (negative_dentry_reclaim_pass(root, sc))
-		return;
-	sc->age = true;
-	negative_dentry_reclaim_pass(root, sc);
+	struct negative_dentry_shares sh;
+
+	for (sc->age = false; ; sc->age = true) {
+		negative_dentry_shares(root, target,
+				       sc->nr_to_reclaim - sc->reclaimed, &sh);
+		if (negative_dentry_reclaim_round(root, sc, &sh, NULL) ||
+		    sc->age)
+			return;
+	}
+}
+
+/*
+ * The same for the reclaim work of @root, whose runs go on from where the
+ * last one stopped: in the sparing round or the aging one, in a memcg, in
+ * its lists. A cycle is a sparing round and an aging one over the whole
+ * subtree, in as many runs as the budget takes. Return false if a whole
+ * cycle freed nothing: every negative dentry left is in use, looked up
+ * again and again, or on a frozen filesystem, and running again would
+ * only walk the lists once more.
+ */
+static bool negative_dentry_reclaim_cycle(struct mem_cgroup *root,
+					  struct negative_dentry_reclaim *sc,
+					  long target,
+					  struct memcg_negative_dentry *mnd)
+{
+	struct negative_dentry_shares sh;
+
+	for (;;) {
+		long reclaimed = sc->reclaimed;
+		bool stopped;
+
+		sc->age = mnd->reclaim_aging;
+		negative_dentry_shares(root, target,
+				       sc->nr_to_reclaim - sc->reclaimed, &sh);
+		stopped = negative_dentry_reclaim_round(root, sc, &sh, mnd);
+		if (sc->reclaimed > reclaimed)
+			mnd->reclaim_freed = true;
+		if (stopped)
+			return true;
+		/* The round is done: the aging one next, or a new cycle. */
+		mnd->reclaim_aging = !mnd->reclaim_aging;
+		if (mnd->reclaim_aging)
+			continue;
+		if (!mnd->reclaim_freed)
+			return false;
+		mnd->reclaim_freed = false;
+	}
 }
 
 /* At most this many negative dentries a task reclaims on one return. */
@@ -332,22 +557,43 @@ static void negative_dentry_reclaim_subtree(struct mem_cgroup *root,
  */
 static void negative_dentry_task_reclaim(struct callback_head *cb)
 {
-	struct mem_cgroup *memcg = get_mem_cgroup_from_current();
-	struct mem_cgroup *iter;
+	struct mem_cgroup *memcg, *iter;
 
 	kfree(cb);
+	/*
+	 * A task on its way out, killed by the OOM killer say, runs this
+	 * after exit_mm(): it would only delay the exit that frees memory.
+	 */
+	if ((current->flags & PF_EXITING) || fatal_signal_pending(current) ||
+	    tsk_is_oom_victim(current))
+		return;
+	memcg = get_mem_cgroup_from_current();
 	for (iter = memcg; iter && !mem_cgroup_is_root(iter);
 	     iter = parent_mem_cgroup(iter)) {
 		long max = READ_ONCE(iter->negative_dentry.max);
 		long usage = atomic_long_read(&iter->negative_dentry.usage);
+		long target = negative_dentry_target(max);
 		struct negative_dentry_reclaim sc = { };
+		struct negative_dentry_shares sh;
 
 		if (max == LONG_MAX || !negative_dentry_behind(usage, max))
 			continue;
-		sc.nr_to_reclaim = min(usage - negative_dentry_target(max),
-				       NEGATIVE_DENTRY_TASK_BATCH);
+		sc.nr_to_reclaim = min(usage - target, NEGATIVE_DENTRY_TASK_BATCH);
 		sc.budget = 4 * sc.nr_to_reclaim;
-		negative_dentry_reclaim_subtree(iter, &sc);
+		/*
+		 * The task's own lists first, it is the one adding to them,
+		 * but only for its quota: a task of a cgroup under its share
+		 * that happens to charge while another floods keeps its own.
+		 */
+		negative_dentry_shares(iter, target, sc.nr_to_reclaim, &sh);
+		sc.memcg = memcg;
+		sc.nr_to_reclaim = min(sc.nr_to_reclaim,
+				       negative_dentry_quota(memcg, &sh));
+		if (sc.nr_to_reclaim)
+			negative_dentry_reclaim_memcg(memcg, &sc);
+		sc.nr_to_reclaim = sh.want;
+		if (sc.reclaimed < sc.nr_to_reclaim && sc.budget > 0)
+			negative_dentry_reclaim_subtree(iter, &sc, target);
 		trace_negative_dentry_reclaim_task(cgroup_id(iter->css.cgroup),
 						   usage, sc.scanned,
 						   sc.reclaimed);
@@ -403,6 +649,7 @@ static void negative_dentry_reclaim_workfn(struct work_struct *work)
 	struct negative_dentry_reclaim sc = {
 		.budget = NEGATIVE_DENTRY_RUN_BUDGET,
 	};
+	bool more = false;
 	long usage, max;
 
 	if (!css_tryget_online(&memcg->css))
@@ -415,13 +662,22 @@ static void negative_dentry_reclaim_workfn(struct work_struct *work)
 			negative_dentry_event(memcg);
 		}
 		sc.nr_to_reclaim = usage - negative_dentry_target(max);
-		negative_dentry_reclaim_subtree(memcg, &sc);
+		more = negative_dentry_reclaim_cycle(memcg, &sc,
+						     negative_dentry_target(max),
+						     mnd);
 		trace_negative_dentry_reclaim_memcg(cgroup_id(memcg->css.cgroup),
 						    false, usage, sc.scanned,
 						    sc.reclaimed);
 	}
-	/* Carry on while there is more to do and the last run got somewhere. */
-	if (sc.reclaimed && sc.reclaimed < sc.nr_to_reclaim)
+	/*
+	 * Out of budget short of the target: run again, from where this run
+	 * stopped. Whether it freed any negative dentries on the way does
+	 * not matter: a run that spent its budget walking over positive ones
+	 * got that much further, and the cgroup may never charge again to
+	 * queue another. A cycle that freed nothing ends it, until a charge
+	 * over the limit queues the work again.
+	 */
+	if (more && sc.budget <= 0 && sc.reclaimed < sc.nr_to_reclaim)
 		queue_work(negative_dentry_wq, work);
 	else
 		mnd->reclaiming = false;
@@ -431,11 +687,11 @@ static void negative_dentry_reclaim_workfn(struct work_struct *work)
 /*
  * The cgroup is offline: its dentries are now at the head of its parent's
  * LRU lists, on the superblocks its own shrinker maps still name, and
- * uncharged at the parent. Once they are drained, the changes still
- * waiting per cpu go to the ancestors, whose counts must include the
- * dentries they uncharge: a cgroup that stays dying (its page cache
- * pinned, say) would otherwise leave them short until it is freed. That
- * waits for an RCU grace period, after which nothing can charge the
+ * uncharged at the parent. Once they are drained, the stocks that still
+ * hold the cgroup charge what they hold to it and its ancestors, whose
+ * counts must include the dentries they uncharge, and let it go: a stock
+ * would otherwise keep a removed cgroup until its cpu charged another.
+ * That waits for an RCU grace period, after which nothing can charge the
  * cgroup any more; the drain itself starts at once, so that a removed
  * cgroup's dentries go as soon as they did.
  */
@@ -472,7 +728,7 @@ static void negative_dentry_drain_workfn(struct work_struct *work)
 	}
 done:
 	synchronize_rcu();
-	negative_dentry_flush(memcg);
+	negative_dentry_flush_stocks(memcg);
 	atomic_long_dec(&negative_dentry_drains);
 	css_put(&memcg->css);
 }
@@ -480,26 +736,16 @@ done:
 /**
  * memcg_negative_dentry_init - set up a new memcg: no limit, nothing counted
  * @memcg: the memcg being allocated
- *
- * fail_function may fail it, to test mem_cgroup_alloc()'s error path.
- *
- * Return: 0, or -ENOMEM.
  */
-int memcg_negative_dentry_init(struct mem_cgroup *memcg)
+void memcg_negative_dentry_init(struct mem_cgroup *memcg)
 {
 	struct memcg_negative_dentry *mnd = &memcg->negative_dentry;
 
-	mnd->pending = alloc_percpu_gfp(long, GFP_KERNEL_ACCOUNT);
-	if (!mnd->pending)
-		return -ENOMEM;
 	mnd->max = LONG_MAX;
-	/* Sized at the first change, by the limits above. */
-	mnd->batch = 1;
+	mutex_init(&mnd->max_mutex);
 	INIT_WORK(&mnd->reclaim_work, negative_dentry_reclaim_workfn);
 	INIT_WORK(&mnd->drain_work, negative_dentry_drain_workfn);
-	return 0;
 }
-ALLOW_ERROR_INJECTION(memcg_negative_dentry_init, ERRNO);
 
 /**
  * memcg_negative_dentry_offline - drain a removed cgroup's negative dentries
@@ -523,17 +769,32 @@ void memcg_negative_dentry_offline(struct mem_cgroup *memcg)
 }
 
 /*
- * A lower limit: the subtree waits for no change until each cgroup's next
- * one sizes its batch again. Changes waiting from before still count
- * against the old batch, at most NEGATIVE_DENTRY_CHARGE_BATCH per cpu.
+ * A lower limit on @memcg: the stocks that hold @memcg or a descendant
+ * let no change wait until their next charge sizes their batch again.
+ * Changes waiting from before count against the old batch, at most
+ * NEGATIVE_DENTRY_CHARGE_BATCH a cpu.
+ *
+ * A charge that read the old limit may write its batch after this: the
+ * full barrier pairs with the one in __memcg_negative_dentry_charge() so
+ * that either that charge sees the sequence move and lowers its own
+ * batch, or this sees its memcg in the stock and writes after it.
  */
-static void negative_dentry_shrink_batches(struct mem_cgroup *memcg)
+static void negative_dentry_lower_batches(struct mem_cgroup *memcg)
 {
-	struct cgroup_subsys_state *css;
+	struct memcg_negative_dentry_stock *stock;
+	int cpu;
 
+	/*
+	 * Fully ordered: the new limit before the sequence, for the acquire
+	 * that reads it, and the sequence before the stocks are read.
+	 */
+	atomic_inc_return(&negative_dentry_max_seq);
 	rcu_read_lock();
-	css_for_each_descendant_pre(css, &memcg->css)
-		WRITE_ONCE(mem_cgroup_from_css(css)->negative_dentry.batch, 1);
+	for_each_cpu_or(cpu, cpu_online_mask, cpu_dying_mask) {
+		stock = negative_dentry_stock_of(cpu, memcg);
+		if (stock)
+			WRITE_ONCE(stock->batch, 1);
+	}
 	rcu_read_unlock();
 }
 
@@ -541,22 +802,27 @@ static void negative_dentry_shrink_batches(struct mem_cgroup *memcg)
  * Each limit set holds the key once. Lifting the last one turns the key
  * off only after a second without limits (negative_dentry_limits is a
  * deferred key), so that a user who flips a limit in a loop cannot make
- * the kernel patch its text and interrupt every cpu at that rate.
+ * the kernel patch its text and interrupt every cpu at that rate. The
+ * mutex orders a cgroup's increment before its decrement: kernfs does not
+ * serialise separate opens of one file, and a delegated, unprivileged
+ * user may write it from many. Writers of different cgroups do not wait
+ * for each other.
  */
 static void negative_dentry_set_max(struct mem_cgroup *memcg, long max)
 {
+	struct memcg_negative_dentry *mnd = &memcg->negative_dentry;
 	long old;
 
-	mutex_lock(&negative_dentry_max_mutex);
-	old = READ_ONCE(memcg->negative_dentry.max);
-	WRITE_ONCE(memcg->negative_dentry.max, max);
+	mutex_lock(&mnd->max_mutex);
+	old = mnd->max;
+	WRITE_ONCE(mnd->max, max);
 	if (max < old)
-		negative_dentry_shrink_batches(memcg);
+		negative_dentry_lower_batches(memcg);
 	if (old == LONG_MAX && max != LONG_MAX)
 		static_branch_deferred_inc(&negative_dentry_limits);
 	else if (old != LONG_MAX && max == LONG_MAX)
 		static_branch_slow_dec_deferred(&negative_dentry_limits);
-	mutex_unlock(&negative_dentry_max_mutex);
+	mutex_unlock(&mnd->max_mutex);
 }
 
 /**
@@ -570,29 +836,19 @@ void memcg_negative_dentry_reset(struct mem_cgroup *memcg)
 
 /**
  * memcg_negative_dentry_free - release a memcg about to be freed
- * @memcg: the memcg; nothing can charge it any more
+ * @memcg: the memcg; nothing can charge it any more, no stock holds it,
+ *	and its files are gone, so nothing writes its limit either
  *
- * Changes still waiting per cpu go to the ancestors, as the drain does
- * for a memcg that went offline; this one may never have been online.
- * The drain holds a reference, so it is done.
+ * The limit's hold on the key goes, and a reclaim work queued before the
+ * last charge is cancelled; a memcg that never had a limit takes no lock.
  */
 void memcg_negative_dentry_free(struct mem_cgroup *memcg)
 {
 	struct memcg_negative_dentry *mnd = &memcg->negative_dentry;
 
-	/* No limit left to queue reclaim of @memcg, then no reclaim. */
-	negative_dentry_set_max(memcg, LONG_MAX);
-	negative_dentry_flush(memcg);
+	if (mnd->max != LONG_MAX)
+		static_branch_slow_dec_deferred(&negative_dentry_limits);
 	cancel_work_sync(&mnd->reclaim_work);
-}
-
-/**
- * memcg_negative_dentry_exit - free what memcg_negative_dentry_init() took
- * @memcg: the memcg being freed
- */
-void memcg_negative_dentry_exit(struct mem_cgroup *memcg)
-{
-	free_percpu(memcg->negative_dentry.pending);
 }
 
 /**
@@ -606,13 +862,8 @@ void memcg_negative_dentry_stat(struct mem_cgroup *memcg, struct seq_buf *s)
 
 	if (mem_cgroup_is_root(memcg))
 		return;
-	/*
-	 * Monitoring reads memory.stat of every cgroup every few seconds,
-	 * and its other counters lag too (mem_cgroup_flush_stats()); the
-	 * exact count is in memory.negative_dentry.current.
-	 */
 	seq_buf_printf(s, "negative_dentries %ld\n",
-		       negative_dentry_usage_approx(memcg));
+		       negative_dentry_usage(memcg));
 	seq_buf_printf(s, "negative_dentry_reclaimed %ld\n",
 		       atomic_long_read(&mnd->reclaimed));
 	seq_buf_printf(s, "negative_dentry_killed %ld\n",
@@ -671,7 +922,8 @@ static ssize_t negative_dentry_max_write(struct kernfs_open_file *of,
 	if (err)
 		return err;
 	negative_dentry_set_max(memcg, max);
-	if (max != LONG_MAX)
+	/* Queued only if due: a user may write the limit in a loop. */
+	if (negative_dentry_usage(memcg) > max)
 		queue_work(negative_dentry_wq, &memcg->negative_dentry.reclaim_work);
 	return nbytes;
 }
@@ -733,8 +985,13 @@ DEFINE_DEBUGFS_ATTRIBUTE(negative_dentry_drains_fops,
 
 static int __init memcg_negative_dentry_files_init(void)
 {
+	int cpu;
+
 	if (mem_cgroup_disabled())
 		return 0;
+	for_each_possible_cpu(cpu)
+		INIT_WORK(&per_cpu_ptr(&memcg_negative_dentry_stock, cpu)->flush_work,
+			  negative_dentry_stock_flush_workfn);
 	WARN_ON(cgroup_add_dfl_cftypes(&memory_cgrp_subsys,
 				       negative_dentry_files));
 	WARN_ON(cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN,

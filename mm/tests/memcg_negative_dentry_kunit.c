@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests of memory.negative_dentry.max parsing: "max" or a count in
- * decimal digits alone, anything else is -EINVAL; and of the per-cpu
- * batch, whose lag stays under an eighth of the limit whatever the number
- * of cpus.
+ * decimal digits alone, anything else is -EINVAL; of the per-cpu batch,
+ * whose lag stays under an eighth of the limit whatever the number of
+ * cpus; and of the shares reclaim takes from each cgroup of a subtree.
  */
 #include <kunit/test.h>
 
@@ -88,12 +88,56 @@ static void batch_shrinks_near_the_limit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, negative_dentry_batch(0, 0, 1), 1);
 }
 
+/*
+ * Two cgroups under a limit of 1000, target 875: a quiet one with 300
+ * and a flooder with 20000. The fair share is 437 each; only the
+ * flooder is above it, and it gives up all that is wanted.
+ */
+static void quota_spares_a_cgroup_under_its_share(struct kunit *test)
+{
+	const struct negative_dentry_shares sh = {
+		.fair = 875 / 2, .above = 20000 - 875 / 2, .want = 20300 - 875,
+	};
+
+	KUNIT_EXPECT_EQ(test, negative_dentry_quota_of(300, &sh), 0);
+	KUNIT_EXPECT_EQ(test, negative_dentry_quota_of(875 / 2, &sh), 0);
+	KUNIT_EXPECT_EQ(test, negative_dentry_quota_of(20000, &sh), 20300 - 875);
+}
+
+/* Those above their shares give up in proportion to what is above. */
+static void quota_is_in_proportion_above_the_share(struct kunit *test)
+{
+	const struct negative_dentry_shares sh = {
+		.fair = 100, .above = 1000 + 3000, .want = 2000,
+	};
+
+	KUNIT_EXPECT_EQ(test, negative_dentry_quota_of(1100, &sh), 500);
+	KUNIT_EXPECT_EQ(test, negative_dentry_quota_of(3100, &sh), 1500);
+	/* rounded up, so that small ones still give their part */
+	KUNIT_EXPECT_EQ(test, negative_dentry_quota_of(101, &sh), 1);
+}
+
+/* Wanting more than is above the shares takes no one below its share. */
+static void quota_never_goes_below_the_share(struct kunit *test)
+{
+	const struct negative_dentry_shares sh = {
+		.fair = 100, .above = 500, .want = 5000,
+	};
+
+	KUNIT_EXPECT_EQ(test, negative_dentry_quota_of(600, &sh), 500);
+	KUNIT_EXPECT_EQ(test, negative_dentry_quota_of(100, &sh), 0);
+	KUNIT_EXPECT_EQ(test, negative_dentry_quota_of(0, &sh), 0);
+}
+
 static struct kunit_case memcg_negative_dentry_test_cases[] = {
 	KUNIT_CASE(max_parses_max_and_counts),
 	KUNIT_CASE(max_rejects_the_rest),
 	KUNIT_CASE(batch_is_full_without_limits),
 	KUNIT_CASE(batch_lags_an_eighth_of_the_limit_at_most),
 	KUNIT_CASE(batch_shrinks_near_the_limit),
+	KUNIT_CASE(quota_spares_a_cgroup_under_its_share),
+	KUNIT_CASE(quota_is_in_proportion_above_the_share),
+	KUNIT_CASE(quota_never_goes_below_the_share),
 	{}
 };
 

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 
+#include <linux/fs.h>
 #include <linux/limits.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
@@ -32,7 +34,7 @@
 #define FLOOD		100000
 #define SETTLE_MS	120000
 #define DROP_CACHES	"/proc/sys/vm/drop_caches"
-/* .current lags the per-cpu batches the limit acts on by this much. */
+/* .current lags the stocks' batches the limit acts on by this much. */
 #define COUNT_SLACK	(32 * get_nprocs() + 64)
 
 struct flood {
@@ -262,6 +264,62 @@ out:
 	return ret;
 }
 
+#define MANY_CHILDREN	300
+#define CHILD_NAMES	20
+
+/*
+ * A parent's limit binds however many children share it: 300 children of
+ * a parent limited to 1000 stat 20 missing names each, 6000 in all, taking
+ * turns on the cpus. A cpu keeps the changes of one cgroup waiting at a
+ * time, so the count the parent's limit acts on misses a batch a cpu at
+ * most, and reclaim brings it down. When each cgroup kept a backlog of its
+ * own per cpu, the parent's limit saw one change a child, 300, and never
+ * acted: its .events read max 0 over 6000 negative dentries.
+ */
+static int test_negdentry_many_children(const char *root)
+{
+	static const char * const dirs[] = { "nd_many", NULL };
+	char *parent = cg_name(root, "nd_many");
+	struct pinned_stats p = { dirs[0], 0, CHILD_NAMES };
+	char *child = NULL;
+	long left, stat;
+	int i, ret = KSFT_FAIL;
+
+	if (!parent || cg_create(parent) ||
+	    cg_write(parent, "cgroup.subtree_control", "+memory") ||
+	    cg_write_numeric(parent, "memory.negative_dentry.max", 1000))
+		goto out;
+	for (i = 0; i < MANY_CHILDREN; i++) {
+		child = cg_name_indexed(parent, "child", i);
+		p.first = i * CHILD_NAMES;
+		p.cpu = i % get_nprocs();
+		if (!child || cg_create(child) ||
+		    cg_run(child, pinned_stats_fn, &p))
+			goto out;
+		free(child);
+		child = NULL;
+	}
+	left = settled_current(parent, 1000);
+	stat = stat_of(parent, "negative_dentries ");
+	ksft_print_msg("%d children of %d: parent .current %ld, memory.stat %ld, events %ld\n",
+		       MANY_CHILDREN, CHILD_NAMES, left, stat, max_events(parent));
+	if (left > nd_settled_bound(1000) || stat > nd_settled_bound(1000) ||
+	    max_events(parent) < 1 || local_max_events(parent) < 1)
+		goto out;
+	ret = KSFT_PASS;
+out:
+	free(child);
+	for (i = 0; i < MANY_CHILDREN; i++) {
+		child = cg_name_indexed(parent, "child", i);
+		cg_destroy(child);
+		free(child);
+	}
+	cg_destroy(parent);
+	remove_dirs(dirs);
+	free(parent);
+	return ret;
+}
+
 /*
  * A cgroup limited to 5000 floods 100000 missing names: reclaim brings it
  * back within its limit, and every negative dentry that went is counted as
@@ -474,11 +532,12 @@ out:
 
 /*
  * Readers add up the changes waiting on the cpus online alone, however
- * many are possible: a cpu that goes offline hands its own to the counts.
- * Negative dentries made on cpu 1 by a child without a limit leave some
- * waiting there; .current of the child and of its parent stays exact
- * across the offlining, and the parent's memory.stat, which leaves its
- * children's waiting changes out, gets them then.
+ * many are possible: a cpu that goes offline hands its stock to the
+ * counts. 1010 negative dentries made on cpu 1 by a child without a limit
+ * leave 17 waiting in its stock (the first change charges, then batches
+ * of 32); .current of the child and of its parent, and the parent's
+ * memory.stat, stay exact across the offlining. Without the hand-over
+ * they would read 993.
  */
 static int test_negdentry_cpu_offline(const char *root)
 {
@@ -487,7 +546,6 @@ static int test_negdentry_cpu_offline(const char *root)
 	char *parent = cg_name(root, "nd_offline");
 	char *child = cg_name(root, "nd_offline/child");
 	int ret = KSFT_FAIL;
-	long before;
 
 	if (get_nprocs() < 2 || access(CPU1_ONLINE, W_OK)) {
 		ksft_print_msg("needs a cpu 1 that can go offline\n");
@@ -498,13 +556,9 @@ static int test_negdentry_cpu_offline(const char *root)
 	    cg_write(parent, "cgroup.subtree_control", "+memory") ||
 	    cg_create(child) || cg_run(child, pinned_stats_fn, &stats))
 		goto out;
-	before = stat_of(parent, "negative_dentries ");
 	ksft_print_msg("online: .current %ld and %ld, parent's memory.stat %ld\n",
-		       read_current(child), read_current(parent), before);
-	if (before >= stats.count) {
-		ksft_print_msg("nothing waited on cpu 1: the test shows nothing\n");
-		goto out;
-	}
+		       read_current(child), read_current(parent),
+		       stat_of(parent, "negative_dentries "));
 	if (read_current(child) != stats.count ||
 	    read_current(parent) != stats.count ||
 	    write_text(CPU1_ONLINE, "0", 1) < 0)
@@ -863,6 +917,85 @@ out:
 	return ret;
 }
 
+/*
+ * The same for a live cgroup that stops charging: one that made 70,000
+ * files and stats 10,000 missing names has a limit of 1000 set, which
+ * queues its reclaim once. Each run goes on from where the last one ran
+ * out of budget. Reclaim used to requeue only after a run that reclaimed
+ * something, so its first run, spent on the files, was its last: the
+ * cgroup stayed at 10,000 over a limit of 1000.
+ */
+static int test_negdentry_limit_behind_positives(const char *root)
+{
+	static const char * const dirs[] = { "nd_limit_behind", NULL };
+	char *cg = cg_name(root, "nd_limit_behind");
+	int ret = KSFT_FAIL;
+	long left;
+
+	if (!cg || cg_create(cg) || mkdir(dirs[0], 0755) ||
+	    cg_run(cg, many_files_fn, (void *)dirs[0]) ||
+	    flood_in(cg, dirs[0], BEHIND_NEGATIVES, 1) ||
+	    cg_write_numeric(cg, "memory.negative_dentry.max", 1000))
+		goto out;
+	left = settled_current(cg, 1000);
+	ksft_print_msg("limit behind %d files: %ld of %d negatives left, events %ld\n",
+		       BEHIND_FILES, left, BEHIND_NEGATIVES, max_events(cg));
+	if (left <= nd_settled_bound(1000))
+		ret = KSFT_PASS;
+out:
+	cg_destroy(cg);
+	create_files(dirs[0], "f", BEHIND_FILES, true);
+	remove_dirs(dirs);
+	free(cg);
+	return ret;
+}
+
+#define QUIET_SIBLING	300
+#define FLOODER		20000
+
+/*
+ * Under a parent limited to 1000, a sibling that stats 300 missing names,
+ * under an equal share of the parent's target (437 each for two), keeps
+ * them while the other floods 20,000: reclaim takes from each cgroup what
+ * it holds above its share, and the flooder's own reclaim starts at its
+ * own lists. Every pass used to walk the parent's subtree from its first
+ * child, and emptied the quiet one first.
+ */
+static int test_negdentry_sibling_keeps_its_share(const char *root)
+{
+	static const char * const dirs[] = { "nd_share_quiet", "nd_share_flood",
+					     NULL };
+	char *parent = cg_name(root, "nd_share");
+	char *quiet = cg_name(root, "nd_share/quiet");
+	char *flooder = cg_name(root, "nd_share/flooder");
+	struct pinned_stats q = { dirs[0], 0, QUIET_SIBLING, 0 };
+	long kept, left;
+	int ret = KSFT_FAIL;
+
+	if (!parent || !quiet || !flooder || cg_create(parent) ||
+	    cg_write(parent, "cgroup.subtree_control", "+memory") ||
+	    cg_create(quiet) || cg_create(flooder) ||
+	    cg_write_numeric(parent, "memory.negative_dentry.max", 1000) ||
+	    cg_run(quiet, pinned_stats_fn, &q) ||
+	    flood_in(flooder, dirs[1], FLOODER, 1))
+		goto out;
+	left = settled_current(parent, 1000);
+	kept = read_current(quiet);
+	ksft_print_msg("quiet sibling kept %ld of %d; parent %ld, flooder %ld\n",
+		       kept, QUIET_SIBLING, left, read_current(flooder));
+	if (kept == QUIET_SIBLING && left <= nd_settled_bound(1000))
+		ret = KSFT_PASS;
+out:
+	cg_destroy(quiet);
+	cg_destroy(flooder);
+	cg_destroy(parent);
+	remove_dirs(dirs);
+	free(quiet);
+	free(flooder);
+	free(parent);
+	return ret;
+}
+
 static int files_fn(const char *cgroup, void *arg)
 {
 	if (mkdir(arg, 0755) && errno != EEXIST)
@@ -1174,6 +1307,77 @@ out:
 	return ret;
 }
 
+/* Runs of the reclaim work the trace log shows. */
+static long reclaim_runs(void)
+{
+	char *log = nd_trace_log(), *p;
+	long runs = 0;
+
+	if (!log)
+		return -1;
+	for (p = log; (p = strstr(p, "negative_dentry_reclaim_memcg:")); p++)
+		runs++;
+	free(log);
+	return runs;
+}
+
+/*
+ * Reclaim that can free nothing stops: a cgroup's negative dentries are
+ * on a frozen filesystem, behind 70,000 files on another, when a limit of
+ * 1000 is set. The work goes on from run to run while it has lists to get
+ * through, but once a whole cycle over them, sparing hot negatives and
+ * then aging them, freed nothing, it runs no more until a charge over the
+ * limit queues it. Once the filesystem is thawed, setting the limit again
+ * reclaims.
+ */
+static int test_negdentry_reclaim_stops_when_frozen(const char *root)
+{
+	static const char * const dirs[] = { "nd_frozen_files", NULL };
+	const char *dev = getenv("NEGATIVE_DENTRY_SCRATCH");
+	char *cg = cg_name(root, "nd_frozen");
+	long runs = -1, later = -1, left = -1;
+	int fd = -1, ret = KSFT_FAIL;
+
+	if (!dev)
+		return KSFT_SKIP;
+	if (!cg || mkdir("nd_scratch", 0755) ||
+	    mount(dev, "nd_scratch", "ext4", 0, NULL) || cg_create(cg) ||
+	    mkdir(dirs[0], 0755) || cg_run(cg, many_files_fn, (void *)dirs[0]) ||
+	    flood_in(cg, "nd_scratch/d", 5000, 1))
+		goto out;
+	fd = open("nd_scratch", O_RDONLY);
+	if (fd < 0 || ioctl(fd, FIFREEZE, 0) ||
+	    nd_trace_event("negative_dentry_reclaim_memcg", 1) ||
+	    cg_write_numeric(cg, "memory.negative_dentry.max", 1000))
+		goto thaw;
+	sleep(5);
+	runs = reclaim_runs();
+	sleep(3);
+	later = reclaim_runs();
+thaw:
+	if (fd >= 0)
+		ioctl(fd, FITHAW, 0);
+	if (later >= 0 && !cg_write_numeric(cg, "memory.negative_dentry.max",
+					    1000))
+		left = settled_current(cg, 1000);
+	ksft_print_msg("frozen: %ld runs, %ld after 3 s more; thawed: %ld left\n",
+		       runs, later, left);
+	if (runs > 0 && later == runs && left >= 0 &&
+	    left <= nd_settled_bound(1000))
+		ret = KSFT_PASS;
+out:
+	nd_trace_event("negative_dentry_reclaim_memcg", 0);
+	if (fd >= 0)
+		close(fd);
+	cg_destroy(cg);
+	umount("nd_scratch");
+	rmdir("nd_scratch");
+	create_files(dirs[0], "f", BEHIND_FILES, true);
+	remove_dirs(dirs);
+	free(cg);
+	return ret;
+}
+
 struct dying {
 	const char *dir;
 	long names;
@@ -1182,7 +1386,7 @@ struct dying {
 /*
  * Page cache charged to this cgroup (which keeps it dying once removed,
  * until the pages are reclaimed), and fewer negative dentries than the
- * per-cpu batch, so that all of them wait per cpu when it is removed.
+ * batch, so that most of them wait in a cpu's stock when it is removed.
  */
 static int dying_fn(const char *cgroup, void *arg)
 {
@@ -1203,10 +1407,12 @@ static int dying_fn(const char *cgroup, void *arg)
 
 /*
  * A parent with removed children that stay dying still counts what they
- * left: the changes waiting per cpu in a child go to its ancestors when it
- * goes offline, before the parent uncharges the child's dentries. Without
- * that, the count the parent's limit acts on was short by the children's
- * 31 each, 3100, and its .current stayed at the new child's 5000.
+ * left: the changes a child left waiting in a cpu's stock reach its
+ * ancestors when the cpu charges another cgroup, or when the child's
+ * drain has the stocks let it go. When each cgroup kept a backlog of its
+ * own per cpu, flushed only once it was freed, the count the parent's
+ * limit acts on was short by the children's 31 each, 3100, and its
+ * .current stayed at the new child's 5000.
  */
 static int test_negdentry_dying_children(const char *root)
 {
@@ -1436,6 +1642,7 @@ struct negdentry_test {
 	T(test_negdentry_limit),
 	T(test_negdentry_limit_is_exact),
 	T(test_negdentry_hierarchy),
+	T(test_negdentry_many_children),
 	T(test_negdentry_current_exact),
 	T(test_negdentry_dentry_negative),
 	T(test_negdentry_cpu_offline),
@@ -1444,12 +1651,15 @@ struct negdentry_test {
 	T(test_negdentry_rmdir_drains),
 	T(test_negdentry_drain_keeps_lru_order),
 	T(test_negdentry_drain_behind_positives),
+	T(test_negdentry_limit_behind_positives),
+	T(test_negdentry_sibling_keeps_its_share),
 	T(test_negdentry_positives_survive),
 	T(test_negdentry_hot_survive),
 	T(test_negdentry_hot_survive_dir),
 	T(test_negdentry_flood_threads),
 	T(test_negdentry_with_dir_max),
 	T(test_negdentry_umount_pending),
+	T(test_negdentry_reclaim_stops_when_frozen),
 	T(test_negdentry_dying_children),
 	T(test_negdentry_racing_writers),
 	T(test_negdentry_delegated),
@@ -1472,10 +1682,22 @@ static bool have_negative_dentry_limits(const char *root)
 	return have;
 }
 
+/* Whether test @i is to run: each, or those named on the command line. */
+static bool selected(int i, int argc, char **argv)
+{
+	int arg;
+
+	for (arg = 1; arg < argc; arg++)
+		if (!strcmp(argv[arg], tests[i].name))
+			return true;
+	return argc == 1;
+}
+
+/* test_negative_dentry [TEST...]: every test, or the tests named. */
 int main(int argc, char **argv)
 {
 	char root[PATH_MAX];
-	int i;
+	int i, planned = 0;
 
 	ksft_print_header();
 	if (cg_find_unified_root(root, sizeof(root), NULL))
@@ -1487,8 +1709,14 @@ int main(int argc, char **argv)
 			ksft_exit_skip("Failed to set memory controller\n");
 	if (!have_negative_dentry_limits(root))
 		ksft_exit_skip("no memory.negative_dentry.max in this kernel\n");
-	ksft_set_plan(ARRAY_SIZE(tests));
+	for (i = 0; i < ARRAY_SIZE(tests); i++)
+		planned += selected(i, argc, argv);
+	if (!planned)
+		ksft_exit_fail_msg("no test of that name\n");
+	ksft_set_plan(planned);
 	for (i = 0; i < ARRAY_SIZE(tests); i++) {
+		if (!selected(i, argc, argv))
+			continue;
 		switch (tests[i].fn(root)) {
 		case KSFT_PASS:
 			ksft_test_result_pass("%s\n", tests[i].name);
