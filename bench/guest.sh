@@ -8,11 +8,11 @@
 if [ "$quick" = 1 ]; then
 	SECS=0.5 POLLUTE=100000 STORM_ROUNDS=3 STORM_FLOOD=50000
 	TEARDOWN="10000 100000" RUNAWAY=100000 PAY_SECS=2
-	READ_CGROUPS=500 READS=100
+	READ_CGROUPS=500 READS=100 DELEG_CGROUPS=500 RMDIRS=200 DELEG_SECS=1
 else
 	SECS=3 POLLUTE=1500000 STORM_ROUNDS=30 STORM_FLOOD=500000
 	TEARDOWN="10000 100000 1000000" RUNAWAY=1000000 PAY_SECS=10
-	READ_CGROUPS=2000 READS=1000
+	READ_CGROUPS=2000 READS=1000 DELEG_CGROUPS=3000 RMDIRS=1000 DELEG_SECS=5
 fi
 cg=/sys/fs/cgroup/bench
 work=$TESTFS/bench
@@ -94,7 +94,7 @@ echo "progress: contention"
 # Lookups in one directory while the other cpu adds and frees children
 # there: each negative child changes the count in the directory's inode,
 # beside i_dir_seq, and each negative a memcg counts goes to
-# a per-cpu sum, then the ancestors' atomics. Wall clock on 2 vCPUs: what
+# the cpu's stock, then the ancestors' atomics. Wall clock on 2 vCPUs: what
 # dozens of cores would feel takes a bare-metal run (README).
 mkdir $cg/contend
 nd_bench files $work/contend 1000
@@ -261,6 +261,46 @@ for row in $rows; do
 	fi
 done
 rmdir $cg/neighbour $cg/flipper
+
+echo "progress: delegated writer"
+# A user who owns a subtree of DELEG_CGROUPS cgroups writes its limit in a
+# loop, lowering it every other write: what that costs everyone else, in
+# the kworkers' CPU time and in another user's rmdir of RMDIRS cgroups.
+mkdir $cg/deleg $cg/other
+echo +memory >$cg/deleg/cgroup.subtree_control
+(cd $cg/deleg && mkdir $(seq 1 $DELEG_CGROUPS | sed 's/^/c/'))
+if ours; then rows="quiet writing"; else rows=quiet; fi
+for row in $rows; do
+	fresh
+	(cd $cg/other && mkdir $(seq 1 $RMDIRS | sed 's/^/r/'))
+	if [ $row = writing ]; then
+		(n=0
+		trap 'echo $n >/tmp/writes; exit 0' TERM
+		while :; do
+			echo 5 >$cg/deleg/memory.negative_dentry.max
+			echo 10 >$cg/deleg/memory.negative_dentry.max
+			n=$((n + 2))
+		done) &
+		writer=$!
+	fi
+	kworker=$(kworker_ms)
+	t0=$(now_ms)
+	sleep $DELEG_SECS
+	t1=$(now_ms)
+	(cd $cg/other && rmdir r*)
+	t2=$(now_ms)
+	emit delegated $row kworker_cpu_ms $(($(kworker_ms) - kworker))
+	emit delegated $row rmdir_ms $((t2 - t1))
+	if [ $row = writing ]; then
+		kill $writer
+		wait $writer
+		emit delegated $row writes_per_s \
+			$(($(cat /tmp/writes) * 1000 / (t2 - t0 + 1)))
+		echo max >$cg/deleg/memory.negative_dentry.max
+	fi
+done
+(cd $cg/deleg && rmdir c*)
+rmdir $cg/deleg $cg/other
 
 echo "progress: runaway bound"
 if ours; then rows="max-300 max-1000 max-10000"; else rows=unlimited; fi

@@ -17,7 +17,7 @@ cg=/sys/fs/cgroup/icount
 work=$TESTFS/icount
 
 emit() { echo "bench icount $*"; }
-run() { (echo 0 >"$cg/cgroup.procs" && exec "$@"); }
+run() { (echo 0 >"$cg/run/cgroup.procs" && exec "$@"); }
 # weigh MODE: the slab bytes, reclaimable (dentries) or not (names), that
 # NAMES new negative dentries of MODE's shape take, with the limits of $cg
 weigh() {
@@ -37,6 +37,8 @@ limits() {	# limits DIR_MAX MAX
 
 echo +memory >/sys/fs/cgroup/cgroup.subtree_control
 mkdir -p $cg $work
+echo +memory >$cg/cgroup.subtree_control
+mkdir $cg/a $cg/b $cg/run
 echo "progress: icount"
 nd_bench files $work/lookup 1000
 nd_bench tree $work/tree $TREE
@@ -61,10 +63,26 @@ for row in $rows; do
 	done
 	fresh
 	emit $row walk "$(run nd_bench walk $work/tree)"
-	# not over the limits: reclaim would free what is being weighed
+	# not over the limits: reclaim would free what is being weighed, and
+	# what fill-* creates over
 	if [ $row != over ]; then
 		emit $row bytes-short "$(weigh create)"
 		emit $row bytes-git "$(weigh create-git)"
+		# Files created over cached negative dentries, from two directories
+		# in turn, whose negatives one cgroup made (fill-same) or two
+		# (fill-alt): in fill-alt each create uncharges another cgroup than
+		# the last one, what a cpu pays when it changes cgroup.
+		for kind in same alt; do
+			rm -rf $work/$kind && mkdir -p $work/$kind/a $work/$kind/b
+			fresh
+			(echo 0 >$cg/a/cgroup.procs &&
+				exec nd_bench negatives create $work/$kind/a $NAMES)
+			[ $kind = alt ] && maker=b || maker=a
+			(echo 0 >$cg/$maker/cgroup.procs &&
+				exec nd_bench negatives create $work/$kind/b $NAMES)
+			emit $row fill-$kind \
+				"$(run nd_bench rate fill $work/$kind $((2 * NAMES)) $SECS 1)"
+		done
 	fi
 	limits 0 max
 done

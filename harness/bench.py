@@ -46,6 +46,8 @@ SCENARIOS = {
     "contention": "Contention: positive lookups in a directory while the "
                   "other CPU adds and frees its children (churn: files "
                   "created and unlinked open; create: new negatives)",
+    "delegated": "A delegated user writes its limit in a loop beside its "
+                 "cgroups: the kworkers' CPU time, another user's rmdirs",
     "tmpfiles": "Temp-file churn: files created, closed and unlinked under "
                 "new names; what one run leaves (drop: fs.dentry-negative=1; "
                 "both: that and the limits armed)",
@@ -57,11 +59,13 @@ ICOUNT_SCENARIOS = {
 }
 # The operations bench/icount.sh measures in each row.
 ICOUNT_OPS = ("positive", "negative", "create", "create-uuid", "create-git",
-              "file", "file-git", "rename", "unlink", "walk")
+              "file", "file-git", "rename", "unlink", "walk", "fill-same",
+              "fill-alt")
 # The base-kernel row each row of ours compares with.
 BASE_ROW = {"lookup": "base", "pollution": "unlimited", "storm": "unlimited",
             "flip": "quiet", "runaway": "unlimited", "pays": "unlimited",
-            "icount": "base", "contention": "base", "tmpfiles": "base"}
+            "icount": "base", "contention": "base", "tmpfiles": "base",
+            "delegated": "quiet"}
 # The runaway row the plot draws for ours.
 PLOT_ROW = "max-10000"
 

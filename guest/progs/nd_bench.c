@@ -18,6 +18,9 @@
  *	new names of 36 bytes (shaped as UUIDs) or 38 (as git's loose
  *	objects), which needed an external name when an earlier version of
  *	ours made DNAME_INLINE_LEN 36.
+ *	fill: create files over the cached negative dentries DIR/a/new-0-<k>
+ *	and DIR/b/new-0-<k> (nd_bench negatives), taking the two
+ *	directories in turn, until N are made or SECONDS pass.
  *	rename: rename the N files (file<k> to moved<k> and back). unlink:
  *	unlink the N files, until SECONDS or none is left. The N files are
  *	DIR/file0 .. file<N-1> (nd_bench files) and the threads share them:
@@ -151,6 +154,14 @@ static void *rate_thread(void *arg)
 				die(path);
 			continue;
 		}
+		if (!strcmp(r->mode, "fill")) {
+			if (i == r->n)
+				break;
+			snprintf(path, sizeof(path), "%s/%c/new-0-%ld", r->dir,
+				 i % 2 ? 'b' : 'a', i / 2);
+			make_file(path);
+			continue;
+		}
 		if (!strcmp(r->mode, "unlink")) {
 			if (i == r->n)
 				break;
@@ -207,7 +218,7 @@ static int cmd_rate(const char *mode, const char *dir, long n, double secs,
 
 	if (threads < 1 || threads > 64 ||
 	    (threads > 1 && (!strcmp(mode, "rename") ||
-			     !strcmp(mode, "unlink"))))
+			     !strcmp(mode, "unlink") || !strcmp(mode, "fill"))))
 		return 2;
 	if (!strcmp(mode, "negative"))	/* cache the missing names first */
 		for (i = 0; i < n; i++) {
