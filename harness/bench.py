@@ -61,6 +61,9 @@ ICOUNT_SCENARIOS = {
 ICOUNT_OPS = ("positive", "negative", "create", "create-uuid", "create-git",
               "file", "file-git", "rename", "unlink", "walk", "fill-same",
               "fill-alt")
+# Not measured over the limits: reclaim would free the negative dentries
+# they create files over.
+ICOUNT_NOT_OVER = ("fill-same", "fill-alt")
 # The base-kernel row each row of ours compares with.
 BASE_ROW = {"lookup": "base", "pollution": "unlimited", "storm": "unlimited",
             "flip": "quiet", "runaway": "unlimited", "pays": "unlimited",
@@ -266,7 +269,8 @@ def main():
         rows = {(k[1], k[3]) for k in values if k[0] == "icount"}
         missing += [f"icount {op} in row {row} on {kernel}"
                     for row, kernel in sorted(rows) for op in ICOUNT_OPS
-                    if ("icount", row, op, kernel) not in values]
+                    if ("icount", row, op, kernel) not in values and
+                    not (row == "over" and op in ICOUNT_NOT_OVER)]
     for s in missing:
         print(f"bench: no numbers for {s}", file=sys.stderr)
     print(f"bench: results in {os.path.relpath(args.out)}")

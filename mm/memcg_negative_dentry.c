@@ -166,13 +166,14 @@ static void negative_dentry_stock_drain(struct memcg_negative_dentry_stock *stoc
  * @nr: the change, which filled the stock's batch for @memcg, or is the
  *	first for @memcg since the stock held another
  *
- * The stock then holds @memcg, with nothing waiting, unless @memcg is
- * being freed (then the change is charged and nothing is kept). If the
+ * The stock then holds @memcg: with nothing waiting after a charge, or
+ * with the first change of @memcg waiting, which the next one charges.
+ * (A @memcg being freed is charged at once, and nothing is kept.) If the
  * reclaim work is behind, the task adding negative dentries reclaims too,
  * before it returns to user space. Called from
- * memcg_negative_dentry_account(), under a dentry's d_lock. (The root cgroup, whose dentries come from
- * removed cgroups reparented to it, counts nothing: for it, the stock
- * just empties.)
+ * memcg_negative_dentry_account(), under a dentry's d_lock. (The root
+ * cgroup, whose dentries come from removed cgroups reparented to it,
+ * counts nothing: for it, the stock just empties.)
  */
 void __memcg_negative_dentry_charge(struct memcg_negative_dentry_stock *stock,
 				    struct mem_cgroup *memcg, int nr)
@@ -194,6 +195,15 @@ void __memcg_negative_dentry_charge(struct memcg_negative_dentry_stock *stock,
 			WRITE_ONCE(stock->memcg, memcg);
 			/* Before its changes: see negative_dentry_usage(). */
 			smp_wmb();
+			/*
+			 * The change waits with a batch of 1: the next change
+			 * of @memcg charges and sizes the batch. A cpu going
+			 * back and forth between cgroups so walks one path a
+			 * change, the drain's, not two.
+			 */
+			WRITE_ONCE(stock->batch, 1);
+			WRITE_ONCE(stock->nr, nr);
+			return;
 		}
 	}
 	WRITE_ONCE(stock->nr, 0);
@@ -266,8 +276,10 @@ static long negative_dentry_stock_nr(struct memcg_negative_dentry_stock *stock)
 	struct mem_cgroup *memcg = READ_ONCE(stock->memcg);
 	long nr;
 
+	/* The memcg before its changes: pairs with the charge's smp_wmb(). */
 	smp_rmb();
 	nr = READ_ONCE(stock->nr);
+	/* The changes before the memcg again: were they that memcg's? */
 	smp_rmb();
 	return READ_ONCE(stock->memcg) == memcg ? nr : 0;
 }
@@ -356,9 +368,12 @@ static long negative_dentry_own(struct mem_cgroup *memcg)
 	long own = atomic_long_read(&memcg->negative_dentry.usage);
 	struct cgroup_subsys_state *css;
 
-	css_for_each_child(css, &memcg->css)
+	css_for_each_child(css, &memcg->css) {
+		struct mem_cgroup *child = mem_cgroup_from_css(css);
+
 		if (css->flags & CSS_ONLINE)
-			own -= atomic_long_read(&mem_cgroup_from_css(css)->negative_dentry.usage);
+			own -= atomic_long_read(&child->negative_dentry.usage);
+	}
 	return max(own, 0L);
 }
 

@@ -534,10 +534,10 @@ out:
  * Readers add up the changes waiting on the cpus online alone, however
  * many are possible: a cpu that goes offline hands its stock to the
  * counts. 1010 negative dentries made on cpu 1 by a child without a limit
- * leave 17 waiting in its stock (the first change charges, then batches
- * of 32); .current of the child and of its parent, and the parent's
- * memory.stat, stay exact across the offlining. Without the hand-over
- * they would read 993.
+ * leave 16 waiting in its stock (the second change charges both, then
+ * batches of 32); .current of the child and of its parent, and the
+ * parent's memory.stat, stay exact across the offlining. Without the
+ * hand-over they would read 994.
  */
 static int test_negdentry_cpu_offline(const char *root)
 {
