@@ -98,12 +98,15 @@ def symbols(paths, flag):
 
 
 def undefined_symbols(obj, system_map):
-    """Symbols the objects of fs/ and mm/ use that neither they nor the
-    base kernel define: a reference to something a later patch adds."""
-    objects = [p for d in ("fs", "mm")
-               for p in glob.glob(os.path.join(obj, d, "**", "*.o"),
-                                  recursive=True)
-               if not p.endswith(".mod.o")]
+    """Symbols the objects built into fs/ and mm/ use that neither they nor
+    the base kernel define: a reference to something a later patch adds.
+    The objects are those the thin archives name: an object a later patch
+    left in the folder, on an earlier run, is not part of this build."""
+    objects = []
+    for d in ("fs", "mm"):
+        archive = os.path.join(os.path.abspath(obj), d, "built-in.a")
+        objects += subprocess.run(["ar", "t", archive], capture_output=True,
+                                  text=True, check=True).stdout.split()
     defined = symbols(objects, "--defined-only")
     with open(system_map) as f:
         defined |= {line.split()[2] for line in f if len(line.split()) == 3}
