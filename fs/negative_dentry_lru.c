@@ -9,7 +9,8 @@
  * oldest first with the verdicts of the per-directory limit, in batches,
  * under the superblock's s_umount taken shared and never on a frozen
  * filesystem (negative_dentry_lock_sb()). The positive dentries walked
- * over keep their places on the list.
+ * over keep their places on the list, and each batch goes on after the
+ * last of them.
  */
 #include <linux/fs.h>
 #include <linux/list_lru.h>
@@ -67,8 +68,8 @@ static bool negative_dentry_reclaim_shrinker(struct shrinker *shrinker,
 	struct negative_dentry_reclaim *sc = arg;
 	struct super_block *sb;
 	unsigned long left;
+	struct d_negative_bookmark mark = { };
 	bool to_tail;
-	LIST_HEAD(parked);
 
 	if (negative_dentry_before_cursor(sc, shrinker))
 		return true;
@@ -84,7 +85,7 @@ static bool negative_dentry_reclaim_shrinker(struct shrinker *shrinker,
 					   (unsigned long)NEGATIVE_DENTRY_BATCH);
 		long scanned = sc->scanned;
 
-		sc->reclaimed += d_negative_reclaim_lru(sb, sc, batch, &parked);
+		sc->reclaimed += d_negative_reclaim_lru(sb, sc, batch, &mark);
 		scanned = sc->scanned - scanned;
 		sc->budget -= scanned;
 		left -= min_t(unsigned long, left, scanned);
@@ -100,7 +101,7 @@ static bool negative_dentry_reclaim_shrinker(struct shrinker *shrinker,
 	 */
 	to_tail = left && sc->budget <= 0 && !sc->stopped &&
 		  sc->reclaimed < sc->nr_to_reclaim;
-	d_negative_putback(&parked, to_tail);
+	d_negative_reclaim_end(sb, sc, &mark, to_tail);
 	/*
 	 * Out of budget: the next run goes on from here, past the positive
 	 * dentries just put at the tail, or from the next list if this one

@@ -5,13 +5,14 @@
  *
  * A negative dentry belongs to the memcg of its slab object, whose dentry
  * LRU lists hold it, and counts while it is on those lists (fs/dcache.c
- * reports every change). Each cpu keeps the changes of one memcg at a
- * time in its stock, as memcg_stock does for page charges, and charges
- * them to the memcg and each ancestor at once when a batch is full or the
- * cpu changes memcg: so that every cgroup counts its subtree, a dentry
- * charged to a removed child can be uncharged at the parent its objcg was
- * reparented to, and the count any limit acts on misses one batch a cpu
- * at most, however many descendants the cgroup has.
+ * reports every change). Each cpu keeps the changes of a few memcgs at a
+ * time in the slots of its stock, as memcg_stock does for page charges,
+ * and charges them to the memcg and each ancestor at once when a batch is
+ * full or the slot goes to another memcg: so that every cgroup counts its
+ * subtree, a dentry charged to a removed child can be uncharged at the
+ * parent its objcg was reparented to, and the count any limit acts on
+ * misses one batch a slot at most, however many descendants the cgroup
+ * has.
  *
  * Over its limit, a cgroup's reclaim work takes the unused, cold negative
  * dentries of the cgroup and its descendants from their own LRU lists, on
@@ -45,10 +46,14 @@
 #include <trace/events/negative_dentry_memcg.h>
 
 /*
- * Changes wait in a cpu's stock until there are this many, or fewer near
- * a limit (negative_dentry_batch()); .current adds the waiting changes in.
+ * Changes wait in a slot of a cpu's stock until there are this many, or
+ * fewer near a limit (negative_dentry_batch()); .current adds the waiting
+ * changes in. Without a limit on the path of the slot's memcg, nothing
+ * acts on its count but readers, who add the slots in: twice as many
+ * wait, for half the charges.
  */
 #define NEGATIVE_DENTRY_CHARGE_BATCH	32
+#define NEGATIVE_DENTRY_UNLIMITED_BATCH	64
 
 DEFINE_PER_CPU(struct memcg_negative_dentry_stock, memcg_negative_dentry_stock) = {
 	.lock = INIT_LOCAL_LOCK(lock),
@@ -70,21 +75,21 @@ static struct mem_cgroup *mnd_memcg(struct memcg_negative_dentry *mnd)
 static atomic_long_t negative_dentry_drains;
 
 /*
- * How many changes a stock lets wait, given the tightest @limit on the
+ * How many changes a slot lets wait, given the tightest @limit on the
  * path of its memcg to the root and the least @headroom left under a limit
- * there, with @cpus cpus online. As each cpu's stock holds one memcg, the
- * counts the limits act on then lag by less than an eighth of the limit,
- * and less than half the headroom, whatever the number of cgroups below
- * that changes them; within 2 * @cpus of a limit nothing waits and they
- * are exact.
+ * there, with @slots slots in the stocks of the cpus online. As each slot
+ * holds one memcg, the counts the limits act on then lag by less than an
+ * eighth of the limit, and less than half the headroom, whatever the
+ * number of cgroups below that changes them; within 2 * @slots of a limit
+ * nothing waits and they are exact.
  */
-static int negative_dentry_batch(long limit, long headroom, unsigned int cpus)
+static int negative_dentry_batch(long limit, long headroom, unsigned int slots)
 {
 	long room = min(limit / 8, headroom / 2);
 
-	if (room < (long)cpus)
+	if (room < (long)slots)
 		return 1;
-	return min(room / cpus, (long)NEGATIVE_DENTRY_CHARGE_BATCH);
+	return min(room / slots, (long)NEGATIVE_DENTRY_CHARGE_BATCH);
 }
 
 /*
@@ -129,27 +134,31 @@ static long negative_dentry_charge(struct mem_cgroup *memcg, long nr,
 			headroom = min(headroom, max - max(usage, 0L));
 		}
 	}
-	/* Without a limit on the path, the full batch: no need to count cpus. */
+	/* Without a limit on the path, no need to count cpus. */
 	if (limit == LONG_MAX)
-		return NEGATIVE_DENTRY_CHARGE_BATCH;
-	return negative_dentry_batch(limit, headroom, num_online_cpus());
+		return NEGATIVE_DENTRY_UNLIMITED_BATCH;
+	return negative_dentry_batch(limit, headroom, num_online_cpus() *
+				     MEMCG_NEGATIVE_DENTRY_STOCK_SLOTS);
 }
 
 /*
- * Charge what @stock holds and let its memcg go. The caller owns the
+ * Charge what @slot holds and let its memcg go. The caller owns the
  * stock: it holds its lock, or the stock's cpu is dead.
  */
-static void negative_dentry_stock_drain(struct memcg_negative_dentry_stock *stock)
+static void negative_dentry_slot_drain(struct memcg_negative_dentry_slot *slot)
 {
-	struct mem_cgroup *memcg = stock->memcg;
-	long nr = stock->nr;
+	struct mem_cgroup *memcg = slot->memcg;
+	long nr = slot->nr;
 	bool behind = false;
 
 	if (!memcg)
 		return;
-	/* Emptied first: a reader may miss the changes, not count them twice. */
-	WRITE_ONCE(stock->nr, 0);
-	WRITE_ONCE(stock->memcg, NULL);
+	/*
+	 * Emptied first: a reader may miss the changes, not count them
+	 * twice. They only ever go to the counts, never to another slot.
+	 */
+	WRITE_ONCE(slot->nr, 0);
+	WRITE_ONCE(slot->memcg, NULL);
 	/*
 	 * Whoever is behind, it is not the task this runs for: the changes
 	 * are older than its own.
@@ -159,78 +168,130 @@ static void negative_dentry_stock_drain(struct memcg_negative_dentry_stock *stoc
 	css_put(&memcg->css);
 }
 
+/*
+ * The slot of @stock that holds @memcg; if none does, NULL, and *@free
+ * is a slot that holds nothing, if there is one.
+ */
+static struct memcg_negative_dentry_slot *
+negative_dentry_slot_of(struct memcg_negative_dentry_stock *stock,
+			struct mem_cgroup *memcg,
+			struct memcg_negative_dentry_slot **free)
+{
+	int i;
+
+	*free = NULL;
+	for (i = 0; i < MEMCG_NEGATIVE_DENTRY_STOCK_SLOTS; i++) {
+		if (stock->slot[i].memcg == memcg)
+			return &stock->slot[i];
+		if (!stock->slot[i].memcg)
+			*free = &stock->slot[i];
+	}
+	return NULL;
+}
+
 /**
  * __memcg_negative_dentry_charge - charge a cpu's stock
  * @stock: this cpu's stock, locked
  * @memcg: the memcg of the change; the caller holds rcu_read_lock()
- * @nr: the change, which filled the stock's batch for @memcg, or is the
- *	first for @memcg since the stock held another
+ * @nr: the change, which filled the batch of @memcg's slot, or was not
+ *	for the memcg of the slot the last change went to
  *
- * The stock then holds @memcg: with nothing waiting after a charge, or
- * with the first change of @memcg waiting, which the next one charges.
- * (A @memcg being freed is charged at once, and nothing is kept.) If the
+ * A slot then holds @memcg, the one the next change looks at first: with
+ * the change added if another slot held @memcg with room in its batch;
+ * with nothing waiting after a charge; or with the first change of
+ * @memcg waiting, which the next one charges, if no slot held it: the
+ * slot it takes, an empty one or the next in turn, charges the memcg it
+ * held. (A
+ * @memcg being freed is charged at once, and nothing is kept.) If the
  * reclaim work is behind, the task adding negative dentries reclaims too,
  * before it returns to user space. Called from
  * memcg_negative_dentry_account(), under a dentry's d_lock. (The root
  * cgroup, whose dentries come from removed cgroups reparented to it,
- * counts nothing: for it, the stock just empties.)
+ * counts nothing: for it, the slot just empties.)
  */
 void __memcg_negative_dentry_charge(struct memcg_negative_dentry_stock *stock,
 				    struct mem_cgroup *memcg, int nr)
 {
+	struct memcg_negative_dentry_slot *slot, *free;
 	int seq = atomic_read_acquire(&negative_dentry_max_seq);
 	bool behind = false;
 	long pending = nr;
 	long batch;
 
-	if (stock->memcg == memcg) {
-		pending += stock->nr;
+	slot = negative_dentry_slot_of(stock, memcg, &free);
+	if (slot) {
+		stock->last = slot;
+		if (memcg_negative_dentry_slot_add(slot, memcg, nr))
+			return;
+		pending += slot->nr;
 	} else {
-		negative_dentry_stock_drain(stock);
+		slot = free;
+		if (!slot) {
+			slot = &stock->slot[stock->next];
+			stock->next = (stock->next + 1) %
+				      MEMCG_NEGATIVE_DENTRY_STOCK_SLOTS;
+		}
+		stock->last = slot;
+		negative_dentry_slot_drain(slot);
 		/*
 		 * A memcg whose last reference is gone is being freed once
 		 * this RCU read section ends: charge it, but do not keep it.
 		 */
 		if (css_tryget(&memcg->css)) {
-			WRITE_ONCE(stock->memcg, memcg);
+			WRITE_ONCE(slot->memcg, memcg);
 			/* Before its changes: see negative_dentry_usage(). */
 			smp_wmb();
 			/*
 			 * The change waits with a batch of 1: the next change
 			 * of @memcg charges and sizes the batch. A cpu going
-			 * back and forth between cgroups so walks one path a
-			 * change, the drain's, not two.
+			 * round more cgroups than it has slots so walks one
+			 * path a change, the drain's, not two.
 			 */
-			WRITE_ONCE(stock->batch, 1);
-			WRITE_ONCE(stock->nr, nr);
+			WRITE_ONCE(slot->batch, 1);
+			WRITE_ONCE(slot->nr, nr);
 			return;
 		}
 	}
-	WRITE_ONCE(stock->nr, 0);
+	WRITE_ONCE(slot->nr, 0);
 	batch = negative_dentry_charge(memcg, pending, &behind);
-	WRITE_ONCE(stock->batch, batch);
+	WRITE_ONCE(slot->batch, batch);
 	/*
 	 * Pairs with the barrier in negative_dentry_lower_batches(): either
-	 * this sees the sequence move, or that sees @memcg in the stock and
+	 * this sees the sequence move, or that sees @memcg in the slot and
 	 * writes its batch after this did. A batch sized from a limit since
 	 * lowered does not stay.
 	 */
 	smp_mb();
 	if (atomic_read(&negative_dentry_max_seq) != seq)
-		WRITE_ONCE(stock->batch, 1);
+		WRITE_ONCE(slot->batch, 1);
 	if (behind)
 		negative_dentry_task_reclaim_queue();
 }
 
+/*
+ * Charge the slots of this cpu that hold removed cgroups, and drop those.
+ * Dying, not offline: the drain that queues this may run before
+ * offline_css() has cleared CSS_ONLINE, which it does after the
+ * ->css_offline() that queued the drain returns.
+ */
 static void negative_dentry_stock_flush_workfn(struct work_struct *work)
 {
+	struct memcg_negative_dentry_stock *stock;
+	int i;
+
 	local_lock(&memcg_negative_dentry_stock.lock);
-	negative_dentry_stock_drain(this_cpu_ptr(&memcg_negative_dentry_stock));
+	stock = this_cpu_ptr(&memcg_negative_dentry_stock);
+	for (i = 0; i < MEMCG_NEGATIVE_DENTRY_STOCK_SLOTS; i++) {
+		struct mem_cgroup *memcg = stock->slot[i].memcg;
+
+		if (memcg && css_is_dying(&memcg->css))
+			negative_dentry_slot_drain(&stock->slot[i]);
+	}
 	local_unlock(&memcg_negative_dentry_stock.lock);
 }
 
 /*
- * Have the stocks that hold @memcg charge what they hold and let it go:
+ * Have the slots that hold @memcg charge what they hold and let it go:
  * each from its own cpu, as only that cpu may change its stock. For a
  * removed cgroup, after an RCU grace period, when nothing can charge it
  * any more: a stock would otherwise hold it, dying, until its cpu charged
@@ -244,67 +305,80 @@ static void negative_dentry_flush_stocks(struct mem_cgroup *memcg)
 	for_each_online_cpu(cpu) {
 		struct memcg_negative_dentry_stock *stock =
 			per_cpu_ptr(&memcg_negative_dentry_stock, cpu);
+		int i;
 
-		if (READ_ONCE(stock->memcg) == memcg)
-			queue_work_on(cpu, system_wq, &stock->flush_work);
+		for (i = 0; i < MEMCG_NEGATIVE_DENTRY_STOCK_SLOTS; i++) {
+			if (READ_ONCE(stock->slot[i].memcg) == memcg) {
+				queue_work_on(cpu, system_wq,
+					      &stock->flush_work);
+				break;
+			}
+		}
 	}
 }
 
 /*
- * The stock of @cpu if it holds @root or a descendant of @root, else NULL.
- * The caller holds rcu_read_lock(): the memcg the stock held stays until
- * it ends, even if the stock lets it go meanwhile.
+ * The memcg slot @i of @cpu's stock holds, if it is @root or a descendant
+ * of @root, else NULL. The caller holds rcu_read_lock(): the memcg the
+ * slot held stays until it ends, even if the slot lets it go meanwhile.
  */
-static struct memcg_negative_dentry_stock *
-negative_dentry_stock_of(int cpu, struct mem_cgroup *root)
+static struct mem_cgroup *negative_dentry_slot_in(int cpu, int i,
+						  struct mem_cgroup *root)
 {
-	struct memcg_negative_dentry_stock *stock =
-		per_cpu_ptr(&memcg_negative_dentry_stock, cpu);
-	struct mem_cgroup *cached = READ_ONCE(stock->memcg);
+	struct memcg_negative_dentry_slot *slot =
+		&per_cpu_ptr(&memcg_negative_dentry_stock, cpu)->slot[i];
+	struct mem_cgroup *cached = READ_ONCE(slot->memcg);
 
-	return cached && mem_cgroup_is_descendant(cached, root) ? stock : NULL;
+	return cached && mem_cgroup_is_descendant(cached, root) ? cached : NULL;
 }
 
 /*
- * What waits in another cpu's @stock for the memcg it held when
- * negative_dentry_stock_of() looked: nothing if it let that memcg go
- * meanwhile, as the changes read could be another memcg's. (A stock
- * takes a memcg before it adds changes of it, with a write barrier.)
+ * What waits in slot @i of another cpu's stock for a memcg of @root's
+ * subtree: nothing if the slot holds none, or let the one it held go
+ * meanwhile, as the changes read could be another memcg's. (A slot takes
+ * a memcg before it adds changes of it, with a write barrier.)
  */
-static long negative_dentry_stock_nr(struct memcg_negative_dentry_stock *stock)
+static long negative_dentry_slot_nr(int cpu, int i, struct mem_cgroup *root)
 {
-	struct mem_cgroup *memcg = READ_ONCE(stock->memcg);
+	struct memcg_negative_dentry_slot *slot =
+		&per_cpu_ptr(&memcg_negative_dentry_stock, cpu)->slot[i];
+	struct mem_cgroup *memcg = negative_dentry_slot_in(cpu, i, root);
 	long nr;
 
+	if (!memcg)
+		return 0;
 	/* The memcg before its changes: pairs with the charge's smp_wmb(). */
 	smp_rmb();
-	nr = READ_ONCE(stock->nr);
+	nr = READ_ONCE(slot->nr);
 	/* The changes before the memcg again: were they that memcg's? */
 	smp_rmb();
-	return READ_ONCE(stock->memcg) == memcg ? nr : 0;
+	return READ_ONCE(slot->memcg) == memcg ? nr : 0;
 }
 
 /*
  * The negative dentries of @memcg's subtree: its count and what waits in
- * the stocks of its descendants. The stocks are read while their changes
+ * the slots of its descendants. The slots are read while their changes
  * move into the counts: a batch that moves after @usage was read and
- * before its stock is read is missed, so a count can read short by a batch
- * a cpu for a moment, or below zero near zero; none is counted twice, nor
- * one of a cgroup outside the subtree (negative_dentry_stock_nr()).
+ * before its slot is read is missed, so a count can read short by a batch
+ * a slot for a moment, or below zero near zero; none is counted twice
+ * (changes leave a slot for the counts only), nor one of a cgroup outside
+ * the subtree (negative_dentry_slot_nr()).
  */
 static long negative_dentry_usage(struct mem_cgroup *memcg)
 {
 	long usage = atomic_long_read(&memcg->negative_dentry.usage);
-	struct memcg_negative_dentry_stock *stock;
-	int cpu;
+	int cpu, i;
 
+	/*
+	 * The count before the slots: a drain empties its slot before it
+	 * adds to the counts, with a fully ordered add.
+	 */
+	smp_rmb();
 	/* A dead cpu's stock is empty: negative_dentry_cpu_dead(). */
 	rcu_read_lock();
-	for_each_cpu_or(cpu, cpu_online_mask, cpu_dying_mask) {
-		stock = negative_dentry_stock_of(cpu, memcg);
-		if (stock)
-			usage += negative_dentry_stock_nr(stock);
-	}
+	for_each_cpu_or(cpu, cpu_online_mask, cpu_dying_mask)
+		for (i = 0; i < MEMCG_NEGATIVE_DENTRY_STOCK_SLOTS; i++)
+			usage += negative_dentry_slot_nr(cpu, i, memcg);
 	rcu_read_unlock();
 	return max(usage, 0L);
 }
@@ -316,8 +390,12 @@ static long negative_dentry_usage(struct mem_cgroup *memcg)
  */
 static int negative_dentry_cpu_dead(unsigned int cpu)
 {
-	negative_dentry_stock_drain(per_cpu_ptr(&memcg_negative_dentry_stock,
-						cpu));
+	struct memcg_negative_dentry_stock *stock =
+		per_cpu_ptr(&memcg_negative_dentry_stock, cpu);
+	int i;
+
+	for (i = 0; i < MEMCG_NEGATIVE_DENTRY_STOCK_SLOTS; i++)
+		negative_dentry_slot_drain(&stock->slot[i]);
 	return 0;
 }
 
@@ -784,20 +862,19 @@ void memcg_negative_dentry_offline(struct mem_cgroup *memcg)
 }
 
 /*
- * A lower limit on @memcg: the stocks that hold @memcg or a descendant
+ * A lower limit on @memcg: the slots that hold @memcg or a descendant
  * let no change wait until their next charge sizes their batch again.
  * Changes waiting from before count against the old batch, at most
- * NEGATIVE_DENTRY_CHARGE_BATCH a cpu.
+ * NEGATIVE_DENTRY_UNLIMITED_BATCH a slot.
  *
  * A charge that read the old limit may write its batch after this: the
  * full barrier pairs with the one in __memcg_negative_dentry_charge() so
  * that either that charge sees the sequence move and lowers its own
- * batch, or this sees its memcg in the stock and writes after it.
+ * batch, or this sees its memcg in the slot and writes after it.
  */
 static void negative_dentry_lower_batches(struct mem_cgroup *memcg)
 {
-	struct memcg_negative_dentry_stock *stock;
-	int cpu;
+	int cpu, i;
 
 	/*
 	 * Fully ordered: the new limit before the sequence, for the acquire
@@ -806,9 +883,14 @@ static void negative_dentry_lower_batches(struct mem_cgroup *memcg)
 	atomic_inc_return(&negative_dentry_max_seq);
 	rcu_read_lock();
 	for_each_cpu_or(cpu, cpu_online_mask, cpu_dying_mask) {
-		stock = negative_dentry_stock_of(cpu, memcg);
-		if (stock)
-			WRITE_ONCE(stock->batch, 1);
+		for (i = 0; i < MEMCG_NEGATIVE_DENTRY_STOCK_SLOTS; i++) {
+			struct memcg_negative_dentry_stock *stock =
+				per_cpu_ptr(&memcg_negative_dentry_stock, cpu);
+
+			/* Another memcg's meanwhile: it just charges sooner. */
+			if (negative_dentry_slot_in(cpu, i, memcg))
+				WRITE_ONCE(stock->slot[i].batch, 1);
+		}
 	}
 	rcu_read_unlock();
 }
@@ -1004,9 +1086,17 @@ static int __init memcg_negative_dentry_files_init(void)
 
 	if (mem_cgroup_disabled())
 		return 0;
-	for_each_possible_cpu(cpu)
-		INIT_WORK(&per_cpu_ptr(&memcg_negative_dentry_stock, cpu)->flush_work,
-			  negative_dentry_stock_flush_workfn);
+	/*
+	 * Before any memcg but the root, whose dentries count nothing, can
+	 * own a dentry: cgroups come from user space.
+	 */
+	for_each_possible_cpu(cpu) {
+		struct memcg_negative_dentry_stock *stock =
+			per_cpu_ptr(&memcg_negative_dentry_stock, cpu);
+
+		stock->last = &stock->slot[0];
+		INIT_WORK(&stock->flush_work, negative_dentry_stock_flush_workfn);
+	}
 	WARN_ON(cgroup_add_dfl_cftypes(&memory_cgrp_subsys,
 				       negative_dentry_files));
 	WARN_ON(cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN,

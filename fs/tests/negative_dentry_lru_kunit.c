@@ -4,11 +4,13 @@
  * Reclaim walks a list oldest first and takes negative dentries only; the
  * positive ones it walks over must keep their places, or memory pressure,
  * which walks the same list, would evict the dentries behind them first.
- * The drain of a removed cgroup walks the same way. Only a run that runs
- * out of budget before it gets what it came for rotates them, so that the
- * next run gets further. On a filesystem of the tests' own, in the root
- * memcg's lists; and where reclaim may drop the last reference of a
- * removed directory: not on a frozen filesystem.
+ * The drain of a removed cgroup walks the same way. Between batches they
+ * stay on the list, within reach of others, and the next batch goes on
+ * after the last of them. Only a run that runs out of budget before it
+ * gets what it came for rotates them, so that the next run gets further.
+ * On a filesystem of the tests' own, in the root memcg's lists; and where
+ * reclaim may drop the last reference of a removed directory: not on a
+ * frozen filesystem.
  */
 #include "negative_dentry_test_fs.h"
 
@@ -46,18 +48,37 @@ static void lru_test_expect_order(struct kunit *test, struct super_block *sb,
 					"LRU position %d", i);
 }
 
-/* An unused positive (a file) or negative dentry in the root of @sb. */
+/* The oldest dentry of the list of @sb is @want. */
+static void lru_test_expect_first(struct kunit *test, struct super_block *sb,
+				  struct dentry *want)
+{
+	struct lru_test_order order = { };
+
+	list_lru_walk(&sb->s_dentry_lru, lru_test_record, &order, ULONG_MAX);
+	KUNIT_ASSERT_GT(test, order.nr, 0);
+	KUNIT_EXPECT_PTR_EQ(test, order.dentry[0], want);
+}
+
+/* An unused positive (a file) or negative dentry in @dir. */
+static struct dentry *lru_test_dentry_in(struct kunit *test,
+					 struct dentry *dir, const char *name,
+					 bool positive)
+{
+	struct dentry *dentry = d_alloc_name(dir, name);
+
+	KUNIT_ASSERT_NOT_NULL(test, dentry);
+	d_add(dentry, positive ? negtest_inode(test, dir->d_sb,
+					       S_IFREG | 0644) : NULL);
+	dput(dentry);
+	return dentry;
+}
+
+/* An unused positive or negative dentry in the root of @sb. */
 static struct dentry *lru_test_dentry(struct kunit *test,
 				      struct super_block *sb, const char *name,
 				      bool positive)
 {
-	struct dentry *dentry = d_alloc_name(sb->s_root, name);
-
-	KUNIT_ASSERT_NOT_NULL(test, dentry);
-	d_add(dentry, positive ? negtest_inode(test, sb, S_IFREG | 0644) :
-				 NULL);
-	dput(dentry);
-	return dentry;
+	return lru_test_dentry_in(test, sb->s_root, name, positive);
 }
 
 /*
@@ -95,34 +116,154 @@ static void reclaim_keeps_positives_in_place(struct kunit *test)
 }
 
 /*
- * Of three positive dentries walked over, the first is looked up and the
- * second unhashed (d_invalidate(), say) while the walk holds them: the
- * first leaves the list until its last dput() adds it at the tail, the
- * second is killed as its dput() would have, the third goes back to the
- * head.
+ * Between the batches of a pass, while it sleeps, the positive dentries it
+ * walked over are still on the list, unused, for others to take:
+ * d_prune_aliases() takes p1, and d_invalidate() of their directory skips
+ * p0, in use, rather than waiting for the pass, as it did for dentries
+ * taken off the list. The bookmark, p2, pinned, is skipped too. The next
+ * batch goes on after it, with q0, and the one after finds nothing more.
  */
-static void putback_follows_what_happened_meanwhile(struct kunit *test)
+static void kept_dentries_stay_in_reach(struct kunit *test)
+{
+	struct super_block *sb = negtest_mount(test);
+	struct dentry *dir = negtest_mkdir(test, sb);
+	struct negative_dentry_reclaim sc = { .nr_to_reclaim = 1 };
+	struct dentry *p0, *p1, *p2, *q0, *want[3];
+	struct d_negative_bookmark mark = { };
+
+	p0 = lru_test_dentry_in(test, dir, "p0", true);
+	p1 = lru_test_dentry_in(test, dir, "p1", true);
+	p2 = lru_test_dentry_in(test, dir, "p2", true);
+	q0 = lru_test_dentry(test, sb, "q0", true);
+	KUNIT_ASSERT_TRUE(test, negative_dentry_lock_sb(sb));
+	KUNIT_EXPECT_EQ(test, d_negative_reclaim_lru(sb, &sc, 3, &mark), 0);
+	KUNIT_EXPECT_EQ(test, sc.scanned, 3);
+	KUNIT_ASSERT_EQ(test, list_lru_count(&sb->s_dentry_lru), 4);
+	KUNIT_EXPECT_PTR_EQ(test, mark.dentry, p2);
+
+	d_prune_aliases(d_inode(p1));
+	KUNIT_EXPECT_EQ(test, negtest_seen.evicted, 1);
+	dget(p0);
+	d_invalidate(dir);
+	KUNIT_EXPECT_EQ(test, negtest_seen.evicted, 1);
+
+	KUNIT_EXPECT_EQ(test, d_negative_reclaim_lru(sb, &sc, 3, &mark), 0);
+	KUNIT_EXPECT_EQ(test, sc.scanned, 4);
+	KUNIT_EXPECT_PTR_EQ(test, mark.dentry, q0);
+	KUNIT_EXPECT_EQ(test, d_negative_reclaim_lru(sb, &sc, 3, &mark), 0);
+	KUNIT_EXPECT_EQ(test, sc.scanned, 4);
+	d_negative_reclaim_end(sb, &sc, &mark, false);
+	up_read(&sb->s_umount);
+	dput(p0);
+	KUNIT_EXPECT_EQ(test, d_count(p2), 0);
+	KUNIT_EXPECT_EQ(test, d_count(q0), 0);
+	/* Let go of, not put as dput() does: not aged. */
+	KUNIT_EXPECT_FALSE(test, p2->d_flags & DCACHE_REFERENCED);
+	want[0] = p0;
+	want[1] = p2;
+	want[2] = q0;
+	lru_test_expect_order(test, sb, want, 3);
+	dput(dir);
+}
+
+/*
+ * Memory pressure finds the dentries a pass pinned, p0 and p1, and takes
+ * them off the list as in use: the next batch walks from the head again,
+ * and they go back at the tail when the pass lets go of them, as after
+ * any use.
+ */
+static void bookmark_lost_to_memory_pressure(struct kunit *test)
 {
 	struct super_block *sb = negtest_mount(test);
 	struct negative_dentry_reclaim sc = { .nr_to_reclaim = 1 };
+	struct shrink_control prune = { .nr_to_scan = 2 };
 	struct dentry *p0 = lru_test_dentry(test, sb, "p0", true);
 	struct dentry *p1 = lru_test_dentry(test, sb, "p1", true);
 	struct dentry *p2 = lru_test_dentry(test, sb, "p2", true);
-	struct dentry *q0 = lru_test_dentry(test, sb, "q0", true);
-	struct dentry *want[] = { p2, q0, p0 };
-	LIST_HEAD(parked);
+	struct dentry *want[] = { p2, p1, p0 };
+	struct d_negative_bookmark mark = { };
 
 	KUNIT_ASSERT_TRUE(test, negative_dentry_lock_sb(sb));
-	KUNIT_EXPECT_EQ(test, d_negative_reclaim_lru(sb, &sc, 3, &parked), 0);
+	d_negative_reclaim_lru(sb, &sc, 2, &mark);
+	KUNIT_ASSERT_PTR_EQ(test, mark.dentry, p1);
+	prune_dcache_sb(sb, &prune);
+	KUNIT_EXPECT_EQ(test, negtest_seen.evicted, 0);
 	KUNIT_EXPECT_EQ(test, list_lru_count(&sb->s_dentry_lru), 1);
-	dget(p0);
-	d_drop(p1);
-	d_negative_putback(&parked, false);
+
+	d_negative_reclaim_lru(sb, &sc, 2, &mark);
+	KUNIT_EXPECT_EQ(test, sc.scanned, 3);
+	KUNIT_EXPECT_PTR_EQ(test, mark.dentry, p2);
+	d_negative_reclaim_end(sb, &sc, &mark, false);
 	up_read(&sb->s_umount);
-	KUNIT_EXPECT_EQ(test, negtest_seen.evicted, 1);
-	KUNIT_EXPECT_EQ(test, list_lru_count(&sb->s_dentry_lru), 2);
-	dput(p0);
+	KUNIT_EXPECT_EQ(test, d_count(p0), 0);
+	KUNIT_EXPECT_EQ(test, d_count(p1), 0);
 	lru_test_expect_order(test, sb, want, 3);
+}
+
+/*
+ * Two passes over one list: each walks over the other's bookmark, pinned,
+ * as over any positive dentry, and leaves it in place; neither loses its
+ * own, and the list keeps its order.
+ */
+static void two_passes_keep_their_bookmarks(struct kunit *test)
+{
+	struct super_block *sb = negtest_mount(test);
+	struct negative_dentry_reclaim a = { .nr_to_reclaim = 1 };
+	struct negative_dentry_reclaim b = { .nr_to_reclaim = 1 };
+	struct dentry *want[4];
+	struct d_negative_bookmark mark_a = { }, mark_b = { };
+	char name[4];
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "p%d", i);
+		want[i] = lru_test_dentry(test, sb, name, true);
+	}
+	KUNIT_ASSERT_TRUE(test, negative_dentry_lock_sb(sb));
+	d_negative_reclaim_lru(sb, &a, 2, &mark_a);
+	d_negative_reclaim_lru(sb, &b, 3, &mark_b);
+	KUNIT_EXPECT_PTR_EQ(test, mark_a.dentry, want[1]);
+	KUNIT_EXPECT_PTR_EQ(test, mark_b.dentry, want[2]);
+	d_negative_reclaim_lru(sb, &a, 2, &mark_a);
+	d_negative_reclaim_lru(sb, &b, 2, &mark_b);
+	KUNIT_EXPECT_EQ(test, a.scanned, 4);
+	KUNIT_EXPECT_EQ(test, b.scanned, 4);
+	d_negative_reclaim_end(sb, &a, &mark_a, false);
+	d_negative_reclaim_end(sb, &b, &mark_b, false);
+	up_read(&sb->s_umount);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, d_count(want[i]), 0);
+	lru_test_expect_order(test, sb, want, 4);
+}
+
+/*
+ * More positive dentries ahead of a negative one than a batch looks at:
+ * the pass gets to it in its second batch, and leaves them in place.
+ */
+static void reclaim_goes_on_over_batches(struct kunit *test)
+{
+	struct super_block *sb = negtest_mount(test);
+	struct negative_dentry_reclaim sc = {
+		.nr_to_reclaim = 1,
+		.budget = 1000,
+	};
+	struct dentry *want[2];
+	char name[8];
+	int i;
+
+	for (i = 0; i < NEGATIVE_DENTRY_BATCH + 8; i++) {
+		snprintf(name, sizeof(name), "p%d", i);
+		want[i ? 1 : 0] = lru_test_dentry(test, sb, name, true);
+	}
+	lru_test_dentry(test, sb, "n0", false);
+
+	negative_dentry_reclaim_shrinker(sb->s_shrink, &sc);
+	KUNIT_EXPECT_EQ(test, sc.reclaimed, 1);
+	KUNIT_EXPECT_EQ(test, sc.scanned, NEGATIVE_DENTRY_BATCH + 9);
+	KUNIT_EXPECT_EQ(test, list_lru_count(&sb->s_dentry_lru),
+			NEGATIVE_DENTRY_BATCH + 8);
+	KUNIT_EXPECT_EQ(test, d_count(want[1]), 0);
+	lru_test_expect_first(test, sb, want[0]);
 }
 
 /*
@@ -228,7 +369,10 @@ static struct kunit_case negative_dentry_lru_test_cases[] = {
 	KUNIT_CASE(reclaim_keeps_positives_in_place),
 	KUNIT_CASE(reclaim_out_of_budget_gets_past_positives),
 	KUNIT_CASE(cursor_resumes_where_budget_ran_out),
-	KUNIT_CASE(putback_follows_what_happened_meanwhile),
+	KUNIT_CASE(kept_dentries_stay_in_reach),
+	KUNIT_CASE(bookmark_lost_to_memory_pressure),
+	KUNIT_CASE(two_passes_keep_their_bookmarks),
+	KUNIT_CASE(reclaim_goes_on_over_batches),
 	KUNIT_CASE(reclaim_waits_for_the_thaw),
 	{}
 };
