@@ -64,9 +64,8 @@ static struct dentry *lru_test_dentry_in(struct kunit *test,
 					 struct dentry *dir, const char *name,
 					 bool positive)
 {
-	struct dentry *dentry = d_alloc_name(dir, name);
+	struct dentry *dentry = negtest_alloc_name(test, dir, name);
 
-	KUNIT_ASSERT_NOT_NULL(test, dentry);
 	d_add(dentry, positive ? negtest_inode(test, dir->d_sb,
 					       S_IFREG | 0644) : NULL);
 	dput(dentry);
@@ -344,7 +343,7 @@ static void reclaim_waits_for_the_thaw(struct kunit *test)
 		.nr_to_reclaim = 1,
 		.budget = 16,
 	};
-	struct dentry *child = d_alloc_name(dir, "missing");
+	struct dentry *child = negtest_alloc_name(test, dir, "missing");
 
 	KUNIT_ASSERT_NOT_NULL(test, child);
 	d_add(child, NULL);

@@ -15,6 +15,9 @@
 #include <linux/fs_context.h>
 #include <linux/mount.h>
 #include <linux/pseudo_fs.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/topology.h>
 
 #define NEGTEST_MAGIC	0x6e646576	/* "ndev" */
 
@@ -67,16 +70,74 @@ static void negtest_unmount(void *mnt)
 	kern_unmount(mnt);
 }
 
-/* A new instance, unmounted when the test ends; negtest_seen cleared. */
+static void negtest_unpin(void *unused)
+{
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+}
+
+/*
+ * A dentry goes on the LRU list of its slab page's NUMA node, and the tests
+ * walk node 0's: the test's thread allocates them from a CPU of node 0.
+ */
+static void negtest_pin_to_node0(struct kunit *test)
+{
+	int cpu = cpumask_first_and(cpumask_of_node(0), cpu_online_mask);
+
+	if (cpu >= nr_cpu_ids)
+		kunit_skip(test, "no CPU of node 0 is online");
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(cpu)), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, negtest_unpin,
+							NULL), 0);
+}
+
+/*
+ * A new instance, unmounted when the test ends; negtest_seen cleared. The
+ * test runs on node 0 from here on.
+ */
 static struct super_block *negtest_mount(struct kunit *test)
 {
-	struct vfsmount *mnt = kern_mount(&negtest_fs_type);
+	struct vfsmount *mnt;
+
+	negtest_pin_to_node0(test);
+	mnt = kern_mount(&negtest_fs_type);
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mnt);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, negtest_unmount,
 							mnt), 0);
 	memset(&negtest_seen, 0, sizeof(negtest_seen));
 	return mnt->mnt_sb;
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(negtest_dput, dput, struct dentry *);
+
+/*
+ * A new dentry @name in @parent on a slab page of node 0, whose LRU list
+ * the tests walk. Its CPU is node 0's (negtest_mount()), but the CPU's slab
+ * may still be a page of another node: a dentry from there goes back and
+ * is taken again, nameless and off every list, and held until the test
+ * ends, until the slab moves on to a page of node 0.
+ */
+static inline struct dentry *negtest_alloc_name(struct kunit *test,
+						struct dentry *parent,
+						const char *name)
+{
+	int i;
+
+	for (i = 0; i < 1024; i++) {
+		struct dentry *dentry = d_alloc_name(parent, name);
+
+		KUNIT_ASSERT_NOT_NULL(test, dentry);
+		if (page_to_nid(virt_to_page(dentry)) == 0)
+			return dentry;
+		dput(dentry);
+		dentry = d_alloc_anon(parent->d_sb);
+		KUNIT_ASSERT_NOT_NULL(test, dentry);
+		KUNIT_ASSERT_EQ(test,
+				kunit_add_action_or_reset(test, negtest_dput,
+							  dentry), 0);
+	}
+	KUNIT_FAIL_AND_ABORT(test, "no dentry of node 0 in 1024 tries");
+	return NULL;
 }
 
 /* An inode of @sb whose eviction is recorded. */
