@@ -26,6 +26,9 @@ build/check/<suite>.log) and judges what came back:
   bench      make bench's quick mode runs to the end;
   userspace  systemd, containers and our kernel package in the Debian
              guest;
+  filesystems both limits on ext4, xfs, btrfs, tmpfs, overlayfs (on ext4
+             and xfs), fuse-overlayfs and NFSv4 over loopback, in the
+             Debian guest, on both patched kernels;
   stress     load, cgroup churn, mounts, freezes and injected faults on the
              debug kernel, then what must hold afterwards (make stress is
              the long form).
@@ -59,6 +62,7 @@ TIMEOUT_UPSTREAM = 2400     # test_core, test_kmem, test_memcontrol (debug: 3 mi
 TIMEOUT_SELFTESTS = 3600    # our two selftest programs (debug: 10 min)
 TIMEOUT_USERSPACE = 1800    # systemd, podman, runc, crun, metrics (8 min)
 TIMEOUT_INSTALLED = 600     # a boot of the kernel our package installed
+TIMEOUT_FILESYSTEMS = 1800  # eight filesystems in the Debian guest (debug: 6 min)
 TIMEOUT_STRESS_EXTRA = 1200  # the stress suite's checks, beyond its load
 
 
@@ -521,14 +525,8 @@ def userspace_suite(guest, r):
     r.check(not missing, "org.freedesktop.systemd1(5) lists our D-Bus properties "
             "on the manager and every unit type", f"missing: {missing}")
     for kernel in ("patched-fast", "base-fast"):
-        status, lines = guest.run(kernel, "tests/userspace/run.sh",
-                                  TIMEOUT_USERSPACE, f"userspace-{kernel}")
-        r.check(status == 0, f"{kernel} Debian guest: clean run",
-                f"vm-run status {status}")
-        results = parse_selftests(lines)
-        r.check(results, f"{kernel} Debian guest: tests ran", "no TAP")
-        for (prog, test), got in sorted(results.items()):
-            r.check(got == "pass", f"{kernel} {prog}: {test}", got)
+        tap_run(guest, r, kernel, "tests/userspace/run.sh", TIMEOUT_USERSPACE,
+                "userspace")
     # The kernel the Debian guest has installed from our package.
     boot = os.path.join(guest.args.rootfs, "boot")
     images = sorted(f for f in os.listdir(boot) if f.startswith("vmlinuz-"))
@@ -538,6 +536,28 @@ def userspace_suite(guest, r):
                                   image=os.path.join(boot, images[-1]))
         r.check(status == 0, f"the installed {images[-1]} boots and runs",
                 "\n".join(l for l in lines if l.startswith("#"))[-300:])
+
+
+def tap_run(guest, r, kernel, script, timeout, name):
+    """Boot @kernel, run @script, which frames TAP programs as
+    tests/userspace/tap.sh does: every test must pass, the run must be
+    clean."""
+    status, lines = guest.run(kernel, script, timeout, f"{name}-{kernel}")
+    r.check(status == 0, f"{kernel} {name}: clean run",
+            f"vm-run status {status}")
+    results = parse_selftests(lines)
+    r.check(results, f"{kernel} {name}: tests ran", "no TAP")
+    for (prog, test), got in sorted(results.items()):
+        r.check(got == "pass", f"{kernel} {prog}: {test}", got)
+
+
+def filesystems_suite(guest, r):
+    """tests/userspace/filesystems.sh, in the Debian guest, on both patched
+    kernels: the debug one for lockdep and KASAN under each filesystem's
+    own locking."""
+    for kernel in ("patched-fast", "patched-debug"):
+        tap_run(guest, r, kernel, "tests/userspace/filesystems.sh",
+                TIMEOUT_FILESYSTEMS, "filesystems")
 
 
 def stress_suite(guest, r):
@@ -563,13 +583,13 @@ SUITES = {"harness": harness_suite, "upstream": upstream_suite,
           "kunit": kunit_suite, "selftests": selftests_suite,
           "checkpatch": checkpatch_suite, "w1": w1_suite,
           "bench": bench_suite, "userspace": userspace_suite,
-          "stress": stress_suite}
+          "filesystems": filesystems_suite, "stress": stress_suite}
 
 # About how long each suite runs, in seconds, to start the longest first
 # when several run at once (--jobs): on a machine of more than 2 cores.
-SUITE_SECONDS = {"selftests": 560, "userspace": 260, "bench": 240,
-                 "stress": 220, "upstream": 200, "w1": 120, "harness": 85,
-                 "checkpatch": 60, "kunit": 15}
+SUITE_SECONDS = {"selftests": 560, "filesystems": 400, "userspace": 260,
+                 "bench": 240, "stress": 220, "upstream": 200,
+                 "w1": 120, "harness": 85, "checkpatch": 60, "kunit": 15}
 
 
 def run_suites(args, r):

@@ -16,6 +16,10 @@ if [ "$(cat "$dir.stamp" 2>/dev/null)" != "$sum" ]; then
 		bookworm "$dir.tmp" http://deb.debian.org/debian >"$dir.log" 2>&1 ||
 		{ tail -20 "$dir.log" >&2; exit 1; }
 	echo guest >"$dir.tmp/etc/hostname"
+	# The NFS server starts when tests/userspace/filesystems.sh asks, not
+	# at every boot of the guest.
+	chroot "$dir.tmp" systemctl disable -q nfs-server.service rpcbind.service \
+		rpcbind.socket nfs-client.target 2>/dev/null || true
 	# root logs in on the console without a password, for debugging
 	sed -i 's/^root:[^:]*:/root::/' "$dir.tmp/etc/shadow"
 	mv "$dir.tmp" "$dir"

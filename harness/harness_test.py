@@ -81,6 +81,56 @@ class ConsoleProblemTest(unittest.TestCase):
                 self.assertFalse(vmrun.PROBLEM.search(line))
 
 
+class NumaTest(unittest.TestCase):
+    """vmrun.py's NUMA nodes: QEMU's memory and CPUs split between them."""
+
+    def nodes(self, memory, cpus, nodes):
+        args = vmrun.numa_args(vmrun.memory_bytes(memory), cpus, nodes)
+        return [a for a in args if a.startswith("node")], \
+            [int(a.split("size=")[1]) for a in args if "size=" in a]
+
+    def test_a_socket_a_node(self):
+        args = vmrun.numa_args(4 << 30, 4, 2)
+        self.assertEqual(args[:2], ["-smp", "4,sockets=2,cores=2,threads=1"])
+        self.assertEqual(vmrun.numa_args(4 << 30, 1, 2)[:2],
+                         ["-smp", "1,sockets=1,cores=1,threads=1"])
+
+    def test_cpus_that_do_not_split_are_refused(self):
+        with self.assertRaises(ValueError):
+            vmrun.numa_args(4 << 30, 3, 2)
+
+    def test_sizes(self):
+        self.assertEqual(vmrun.memory_bytes("4G"), 4 << 30)
+        self.assertEqual(vmrun.memory_bytes("3000"), 3000 << 20)
+        self.assertEqual(vmrun.memory_bytes("512m"), 512 << 20)
+        for bad in ("", "4X", "-1G", "1.5G"):
+            with self.assertRaises(ValueError):
+                vmrun.memory_bytes(bad)
+
+    def test_two_nodes_share_cpus_and_memory(self):
+        nodes, sizes = self.nodes("4G", 4, 2)
+        self.assertEqual(nodes, ["node,nodeid=0,memdev=mem0,cpus=0-1",
+                                 "node,nodeid=1,memdev=mem1,cpus=2-3"])
+        self.assertEqual(sizes, [2 << 30, 2 << 30])
+
+    def test_one_cpu_goes_to_the_first_node(self):
+        nodes, _ = self.nodes("4G", 1, 2)
+        self.assertEqual(nodes, ["node,nodeid=0,memdev=mem0,cpus=0-0",
+                                 "node,nodeid=1,memdev=mem1"])
+
+    def test_the_first_node_takes_what_does_not_divide(self):
+        _, sizes = self.nodes("1025", 2, 2)
+        self.assertEqual(sum(sizes), 1025 << 20)
+        self.assertEqual(sizes[1], 512 << 20)
+
+    def test_one_node_is_no_numa(self):
+        self.assertEqual(vmrun.numa_args(4 << 30, 2, 1), ["-smp", "2"])
+
+    def test_too_little_memory_is_refused(self):
+        with self.assertRaises(ValueError):
+            vmrun.numa_args(200 << 20, 2, 2)
+
+
 class TapTest(unittest.TestCase):
     """check.py reads the kselftests' TAP with the kernel's KTAP parser."""
 

@@ -2,7 +2,8 @@
 # Build one kernel: harness/kernel.sh patched|base debug|fast
 #
 # Both kernels use the same configuration: tinyconfig plus the fragments in
-# config/ (debug.config only for the debug flavour, patched.config for the
+# config/ (debug.config only for the debug flavour, fast.config for the fast
+# one, filesystems.config for both, patched.config for the
 # options only our kernel has). Builds are incremental in the object
 # directory harness/layout.py names, compiled through ccache.
 set -eu
@@ -13,8 +14,8 @@ obj=$("$root/harness/layout.py" obj "$kernel" "$flavour")
 
 case $kernel in patched|base) ;; *) echo "kernel.sh: KERNEL must be patched or base, not '$kernel'" >&2; exit 2;; esac
 case $flavour in
-debug) fragments="guest test debug" ;;
-fast) fragments="guest test" ;;
+debug) fragments="guest filesystems test debug" ;;
+fast) fragments="guest filesystems test fast" ;;
 *) echo "kernel.sh: flavour must be debug or fast, not '$flavour'" >&2; exit 2 ;;
 esac
 

@@ -12,6 +12,7 @@ off, and with it on but CONFIG_MEMCG off (the directory limit alone). Logs
 in build/series-check/; ends with "N passed, N failed".
 """
 import glob
+import hashlib
 import os
 import re
 import shutil
@@ -24,7 +25,7 @@ from results import Results
 
 ROOT = layout.ROOT
 TREE = layout.src("series")
-FRAGMENTS = ("guest", "test", "patched")
+FRAGMENTS = ("guest", "test", "fast", "patched")
 # The whole series in the other configurations it must build in.
 VARIANTS = {
     "off": ("CONFIG_NEGATIVE_DENTRY_LIMITS=n\n",
@@ -70,13 +71,18 @@ def configure(obj, extra=""):
     """tinyconfig and the fast kernel's fragments, resolved by this tree's
     Kconfig: options a patch has yet to add are dropped here, not earlier."""
     os.makedirs(obj, exist_ok=True)
-    seed = os.path.join(obj, ".config.seed")
+    paths = [os.path.join(ROOT, "config", f + ".config") for f in FRAGMENTS]
+    digest = hashlib.sha256()
+    for path in paths:
+        with open(path, "rb") as f:
+            digest.update(f.read())
+    # A seed a patch's Kconfig resolves; made again when a fragment changes.
+    seed = os.path.join(obj, f".config.seed-{digest.hexdigest()[:16]}")
     if not os.path.exists(seed):
         kmake(obj, "tinyconfig")
         subprocess.run([os.path.join(TREE, "scripts/kconfig/merge_config.sh"),
                         "-m", "-O", obj, os.path.join(obj, ".config"),
-                        *(os.path.join(ROOT, "config", f + ".config")
-                          for f in FRAGMENTS)],
+                        *paths],
                        check=True, capture_output=True)
         shutil.copy(os.path.join(obj, ".config"), seed)
     with open(seed) as f, open(os.path.join(obj, ".config"), "w") as out:

@@ -23,6 +23,10 @@ guest then measures the path length of an operation, the same to within
 
 --gdb PORT starts the guest stopped, waiting for gdb on localhost:PORT
 (harness/insn_trace.py).
+
+The guest is a host in small: --numa NODES (2 by default) splits its
+memory and vCPUs between NUMA nodes. A kernel with jump labels runs under
+single-threaded TCG (--tcg-threads; see tcg_threads()).
 """
 import argparse
 import os
@@ -85,6 +89,75 @@ def check_folder(folder):
                  "put the script in a folder of its own")
 
 
+def memory_bytes(size):
+    """QEMU's -m size (a number of MiB, or with a K, M, G or T suffix) in
+    bytes."""
+    m = re.fullmatch(r"(\d+)([KMGT]?)", size.upper())
+    if not m:
+        raise ValueError(f"memory size '{size}' is not a number with an "
+                         "optional K, M, G or T")
+    shift = {"": 20, "K": 10, "M": 20, "G": 30, "T": 40}[m.group(2)]
+    return int(m.group(1)) << shift
+
+
+def numa_args(memory, cpus, nodes):
+    """QEMU options for @nodes NUMA nodes sharing @memory bytes and @cpus
+    vCPUs: a socket a node, with a contiguous range of the CPUs (a CPU's
+    cache siblings on another node is a topology the kernel warns of),
+    node 0 with any remainder of the memory. With fewer CPUs than nodes,
+    the last nodes have memory only, as a host's memory expander or a node
+    whose CPUs are offline does."""
+    if nodes < 2:
+        return ["-smp", str(cpus)]
+    if cpus > nodes and cpus % nodes:
+        raise ValueError(f"{cpus} CPUs do not split evenly into {nodes} "
+                         "NUMA nodes")
+    per_node, mib = memory // nodes >> 20 << 20, 1 << 20
+    if per_node < 128 * mib:
+        raise ValueError(f"{memory >> 20} MiB is too little for {nodes} "
+                         "NUMA nodes")
+    sockets = min(cpus, nodes)
+    args = ["-smp", f"{cpus},sockets={sockets},cores={cpus // sockets},"
+            "threads=1"]
+    for node in range(nodes):
+        size = per_node + (memory - per_node * nodes if node == 0 else 0)
+        first, last = -(-node * cpus // nodes), -(-(node + 1) * cpus // nodes) - 1
+        cpu = f",cpus={first}-{last}" if last >= first else ""
+        args += ["-object", f"memory-backend-ram,id=mem{node},size={size}",
+                 "-numa", f"node,nodeid={node},memdev=mem{node}{cpu}"]
+    return args
+
+
+def kernel_config(image):
+    """The .config @image was built with: its object folder's, for a
+    bzImage built here, or the config-<release> beside a packaged
+    /boot/vmlinuz-<release>; None if there is none."""
+    folder, name = os.path.split(os.path.abspath(image))
+    candidates = [os.path.join(folder, "..", "..", "..", ".config")]
+    if name.startswith("vmlinuz-"):
+        candidates.insert(0, os.path.join(folder, "config-" + name[8:]))
+    for path in candidates:
+        if os.path.isfile(path):
+            with open(path, errors="replace") as f:
+                return f.read()
+    return None
+
+
+def tcg_threads(image, choice):
+    """single or multi: QEMU's multi-threaded TCG now and then runs a
+    guest's int3 that text_poke_bp() has already taken out again, and the
+    kernel dies of it (an "int3" oops, about 1 boot in 20 on QEMU 7.2, as
+    Red Hat bug 2216496 reports for 8.0): a kernel that patches its text
+    for jump labels runs on one thread, unless @choice says otherwise. A
+    kernel of unknown configuration counts as one that does."""
+    if choice != "auto":
+        return choice
+    config = kernel_config(image)
+    if config is not None and "\nCONFIG_JUMP_LABEL=y\n" not in config:
+        return "multi"
+    return "single"
+
+
 def guest_initrd(tmp, initramfs, folder):
     """The prebuilt initramfs followed by a cpio of the script's folder at
     /vmrun: the kernel unpacks concatenated archives in order."""
@@ -112,8 +185,14 @@ def main():
     ap.add_argument("--timeout", type=int, default=1800, help="seconds")
     ap.add_argument("--memory", default="4G")
     ap.add_argument("--smp", default="2")
+    ap.add_argument("--numa", type=int, default=2, metavar="NODES",
+                    help="NUMA nodes the memory and CPUs split into "
+                    "(1: none)")
     ap.add_argument("--append", default="", help="more kernel parameters")
     ap.add_argument("--kvm", action="store_true", help="use KVM, not TCG")
+    ap.add_argument("--tcg-threads", choices=("auto", "single", "multi"),
+                    default="auto", help="TCG on one thread or one a vCPU; "
+                    "auto: one for a kernel with jump labels")
     ap.add_argument("--gdb", type=int, metavar="PORT",
                     help="wait for gdb on localhost:PORT before booting")
     ap.add_argument("--icount", action="store_true",
@@ -131,6 +210,11 @@ def main():
         fail(2, f"no kernel image at {args.image}")
     if args.icount and args.kvm:
         fail(2, "--icount is a TCG mode: not with --kvm")
+    try:
+        memory = memory_bytes(args.memory)
+        numa_args(memory, 1 if args.icount else int(args.smp), args.numa)
+    except ValueError as e:
+        fail(2, str(e))
     if args.guest == "busybox" and not args.initramfs:
         fail(2, "the busybox guest needs --initramfs")
     if args.guest == "debian" and not (args.rootfs and
@@ -182,16 +266,18 @@ def main():
         # la57=off: with 5-level paging, an interrupt while identify_cpu()
         # rebuilds the boot CPU's features sees LA57 off for a moment, and
         # KASAN reports the interrupt's access to the direct map as wild.
+        threads = tcg_threads(args.image, args.tcg_threads)
         accel = ["-accel", "kvm", "-cpu", "host"] if args.kvm else \
-            ["-accel", "tcg", "-cpu", "max,la57=off"]
+            ["-accel", f"tcg,thread={threads}", "-cpu", "max,la57=off"]
         smp = args.smp
         if args.icount:
             accel = ["-accel", "tcg,thread=single", "-icount",
                      "shift=0,sleep=off", "-cpu", "max,la57=off"]
             smp = "1"
             cmdline += " nokaslr"
-        qemu = ["qemu-system-x86_64", *accel, "-smp", smp,
-                "-m", args.memory, "-display", "none", "-serial", "stdio",
+        qemu = ["qemu-system-x86_64", *accel,
+                "-m", args.memory, *numa_args(memory, int(smp), args.numa),
+                "-display", "none", "-serial", "stdio",
                 "-monitor", "none", "-no-reboot", "-kernel", args.image,
                 *boot_args, "-append", cmdline, *drives]
         if args.gdb:

@@ -28,7 +28,8 @@ tap_done() {
 
 # Conditions for tap_check.
 fails() { ! "$@"; }
-at_most() { [ -n "$1" ] && [ "$1" -le "$2" ]; }
+at_most() { [ -n "$1" ] && [ "$1" -le "$2" ] || { echo "$1 is over $2"; return 1; }; }
+at_least() { [ -n "$1" ] && [ "$1" -ge "$2" ] || { echo "$1 is under $2"; return 1; }; }
 contains() { case $1 in *"$2"*) return 0 ;; esac; echo "no \"$2\" in: $1"; return 1; }
 mentions() { echo "$1" | grep -qi -- "$2" || { echo "no \"$2\" (any case) in: $1"; return 1; }; }
 equals() { [ "$1" = "$2" ] || { echo "\"$1\" is not \"$2\""; return 1; }; }
