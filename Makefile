@@ -9,6 +9,8 @@
 #                            checkpatch (half an hour from cold)
 #   make fresh-check         make check in a new minimal Debian 12 root
 #   make stress              the stress and fault suite (DURATION=seconds)
+#   make fstests             fstests on the base kernel and ours
+#   make deb                 kernel packages (CONFIG=small|cloud|debian)
 #
 # KERNEL=patched|base picks the kernel; DEBUG=1 the kernel with the debug
 # checkers (lockdep, KASAN, ...), the default of vm-run, DEBUG=0 the one
@@ -49,7 +51,7 @@ PATCH := $(BUILD)/negative-dentry.patch
 # The unit tests of the harness itself, before anything is built.
 HARNESS_TESTS := python3 -m unittest discover -s harness -p '*_test.py'
 
-.PHONY: run check fresh-check stress stress-stage bench insn-trace deb vm-run patch series-check harness-test deps tree kernel initramfs debian-rootfs clean
+.PHONY: run check fresh-check fstests stress stress-stage bench insn-trace deb vm-run patch series-check harness-test deps tree kernel initramfs debian-rootfs clean
 
 run: DEBUG_DEFAULT := 0
 run: kernel initramfs
@@ -95,6 +97,16 @@ insn-trace: deps
 	for k in base patched; do harness/kernel.sh $$k fast || exit 1; done
 	harness/insn_trace.py --initramfs $(INITRAMFS)
 
+# make fstests: fstests' tests of names, renames, links and file handles
+# (tests/fstests/tests.txt) on ext4, overlayfs and xfs, on the fast base
+# kernel and on ours with the limits armed, in the Debian guest; fails if
+# ours fails a test the base passes. FSTESTS= a tarball or tree of fstests,
+# by default the one in ../shared/fstests/. Not in make check (README.md).
+FSTESTS ?=
+fstests: debian-rootfs
+	for k in base patched; do harness/kernel.sh $$k fast || exit 1; done
+	harness/fstests.sh $(FSTESTS)
+
 # make stress: the stress and fault suite alone, DURATION seconds of load
 # (600 by default) on the debug kernel; make check runs it for 90 s.
 DURATION ?= 600
@@ -117,10 +129,13 @@ $(STRESS)/stress.sh: tests/stress/stress.sh tests/userspace/tap.sh $(STRESS_NG)
 		$(STRESS)/lib/
 	cp tests/stress/stress.sh $@
 
-# make deb: linux-image and linux-headers packages of our kernel in
-# build/deb; CONFIG=debian with Debian's own amd64 configuration (hours).
+# make deb: linux-image and linux-headers packages of KERNEL in
+# build/deb/KERNEL-CONFIG; CONFIG=small (make check's fast kernel, the
+# default), cloud or debian (Debian's cloud-amd64 or amd64 configuration:
+# hours, see README.md).
+CONFIG ?= small
 deb: tree
-	harness/deb.sh $(if $(filter debian,$(CONFIG)),debian,small)
+	harness/deb.sh $(KERNEL) $(CONFIG)
 
 vm-run: DEBUG_DEFAULT := 1
 vm-run: kernel $(if $(filter debian,$(GUEST)),debian-rootfs,initramfs)
@@ -164,14 +179,15 @@ initramfs: tree
 # changes), plus our static programs and busybox for container images, our
 # systemd (built and unit-tested from userspace/systemd), and our kernel
 # installed from its package (make deb).
-debian-rootfs: initramfs deb
+debian-rootfs: initramfs
+	harness/deb.sh patched small
 	harness/debian-rootfs.sh $(DEBIAN_ROOTFS) /bin/busybox \
 		$(addprefix $(BUILD)/guest/bin/,$(GUEST_PROGS))
 	harness/systemd.sh build
 	harness/systemd.sh install $(DEBIAN_ROOTFS)
 # dpkg inside the root: dpkg --root would look the root's users and
 # groups (dbus's messagebus) up on this machine.
-	cp $(BUILD)/deb/linux-image-*.deb $(DEBIAN_ROOTFS)/tmp/
+	cp $(BUILD)/deb/patched-small/linux-image-*.deb $(DEBIAN_ROOTFS)/tmp/
 	chroot $(DEBIAN_ROOTFS) sh -c 'dpkg -i /tmp/linux-image-*.deb >/dev/null && rm /tmp/*.deb'
 
 $(INITRAMFS): guest/init harness/initramfs.sh $(GUEST_BINS)

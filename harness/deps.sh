@@ -8,6 +8,7 @@
 #   userspace   also a deb-src entry and the build dependencies of the
 #               pinned Debian systemd (make check builds it for the Debian
 #               guest)
+#   fstests     also what building fstests needs (make fstests)
 #   --list      print the packages and why, one a line
 #
 # README.md, "What gets installed", gives the same list; make check's
@@ -41,6 +42,7 @@ gawk the demo's plot data (demo/plot.sh)
 debootstrap the Debian guest's root, make fresh-check's root
 patchelf run paths of our systemd installed in the Debian guest
 debhelper make deb: kernel packages (bindeb-pkg)
+linux-config-6.12 make deb CONFIG=cloud or debian: Debian's own kernel configurations
 rsync make deb: headers_install of the linux-headers package
 kmod make deb: depmod of the packaged modules
 stress-ng the stress suite's load, staged into the busybox guest
@@ -69,6 +71,15 @@ if [ -n "$missing" ]; then
 	apt-get update -q >/dev/null
 	# shellcheck disable=SC2086
 	apt-get install -y -q --no-install-recommends $missing >/dev/null
+fi
+# fstests' build dependencies (../shared/fstests/README.md): xfslibs-dev
+# even for ext4, as configure needs xfs/xfs.h and libhandle.
+if [ "${1:-}" = fstests ]; then
+	# shellcheck disable=SC2086
+	apt-get install -y -q --no-install-recommends autoconf automake libtool \
+		libtool-bin pkgconf xfslibs-dev uuid-dev libacl1-dev libattr1-dev \
+		libaio-dev libgdbm-dev libgdbm-compat-dev libcap-dev >/dev/null
+	exit 0
 fi
 [ "${1:-}" = userspace ] || exit 0
 
