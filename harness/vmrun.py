@@ -306,13 +306,18 @@ def boot(qemu, nonce, args):
 
     reader = threading.Thread(target=read_console)
     reader.start()
+    timed_out = True
     try:
         proc.wait(timeout=args.timeout)
         timed_out = False
     except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-        timed_out = True
+        pass
+    finally:
+        # Out of time, or vm-run itself killed (SIGTERM from timeout(1) or
+        # make): QEMU goes too, not on with nobody reading its console.
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
     reader.join()
     if log:
         log.close()
