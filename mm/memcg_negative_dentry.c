@@ -269,10 +269,23 @@ void __memcg_negative_dentry_charge(struct memcg_negative_dentry_stock *stock,
 }
 
 /*
- * Charge the slots of this cpu that hold removed cgroups, and drop those.
- * Dying, not offline: the drain that queues this may run before
- * offline_css() has cleared CSS_ONLINE, which it does after the
- * ->css_offline() that queued the drain returns.
+ * A slot whose batch lets no change wait: one whose limit was lowered
+ * (negative_dentry_lower_batches()), which may hold what the old batch let
+ * wait; one near its limit; or one holding the first change of its memcg.
+ * The next change of its memcg would charge it anyway.
+ */
+static bool negative_dentry_slot_unbatched(struct memcg_negative_dentry_slot *slot)
+{
+	return READ_ONCE(slot->batch) == 1;
+}
+
+/*
+ * Charge the slots of this cpu that hold removed cgroups or let no change
+ * wait, and let their memcgs go: so that a lowered limit's count has what
+ * waited under the old one, and a cpu that holds the cgroup no more is not
+ * flushed again at the next lowering. Dying, not offline: the drain that
+ * queues this may run before offline_css() has cleared CSS_ONLINE, which
+ * it does after the ->css_offline() that queued the drain returns.
  */
 static void negative_dentry_stock_flush_workfn(struct work_struct *work)
 {
@@ -282,39 +295,13 @@ static void negative_dentry_stock_flush_workfn(struct work_struct *work)
 	local_lock(&memcg_negative_dentry_stock.lock);
 	stock = this_cpu_ptr(&memcg_negative_dentry_stock);
 	for (i = 0; i < MEMCG_NEGATIVE_DENTRY_STOCK_SLOTS; i++) {
-		struct mem_cgroup *memcg = stock->slot[i].memcg;
+		struct memcg_negative_dentry_slot *slot = &stock->slot[i];
 
-		if (memcg && css_is_dying(&memcg->css))
-			negative_dentry_slot_drain(&stock->slot[i]);
+		if (slot->memcg && (css_is_dying(&slot->memcg->css) ||
+				    negative_dentry_slot_unbatched(slot)))
+			negative_dentry_slot_drain(slot);
 	}
 	local_unlock(&memcg_negative_dentry_stock.lock);
-}
-
-/*
- * Have the slots that hold @memcg charge what they hold and let it go:
- * each from its own cpu, as only that cpu may change its stock. For a
- * removed cgroup, after an RCU grace period, when nothing can charge it
- * any more: a stock would otherwise hold it, dying, until its cpu charged
- * another cgroup. The flushes are not waited for: what waits in a stock
- * is counted by .current meanwhile.
- */
-static void negative_dentry_flush_stocks(struct mem_cgroup *memcg)
-{
-	int cpu;
-
-	for_each_online_cpu(cpu) {
-		struct memcg_negative_dentry_stock *stock =
-			per_cpu_ptr(&memcg_negative_dentry_stock, cpu);
-		int i;
-
-		for (i = 0; i < MEMCG_NEGATIVE_DENTRY_STOCK_SLOTS; i++) {
-			if (READ_ONCE(stock->slot[i].memcg) == memcg) {
-				queue_work_on(cpu, system_wq,
-					      &stock->flush_work);
-				break;
-			}
-		}
-	}
 }
 
 /*
@@ -330,6 +317,38 @@ static struct mem_cgroup *negative_dentry_slot_in(int cpu, int i,
 	struct mem_cgroup *cached = READ_ONCE(slot->memcg);
 
 	return cached && mem_cgroup_is_descendant(cached, root) ? cached : NULL;
+}
+
+/*
+ * Have the slots that hold @root or a descendant, once @root was removed
+ * or its limit lowered, charge what they hold and let their memcg go:
+ * each from its own cpu, as only that cpu may change its stock (a flush
+ * queued on a cpu going down runs elsewhere, and the cpu's death charges
+ * its stock). Whether a slot holds changes is not read from here: a cpu
+ * may be adding one it sized against the old batch. The flushes are not
+ * waited for, as drain_all_stock() does not wait for memcg_stock's: what
+ * waits in a stock is counted by .current meanwhile, and the charge
+ * starts reclaim if it takes a cgroup over its limit. Unlike that, this
+ * does not skip isolated cpus: one would keep its changes, or a removed
+ * cgroup, until it next changed that cgroup, maybe for good.
+ */
+static void negative_dentry_flush_stocks(struct mem_cgroup *root)
+{
+	int cpu, i;
+
+	rcu_read_lock();
+	for_each_online_cpu(cpu) {
+		struct memcg_negative_dentry_stock *stock =
+			per_cpu_ptr(&memcg_negative_dentry_stock, cpu);
+
+		for (i = 0; i < MEMCG_NEGATIVE_DENTRY_STOCK_SLOTS; i++) {
+			if (negative_dentry_slot_in(cpu, i, root)) {
+				queue_work_on(cpu, system_wq, &stock->flush_work);
+				break;
+			}
+		}
+	}
+	rcu_read_unlock();
 }
 
 /*
@@ -747,13 +766,20 @@ static void negative_dentry_reclaim_workfn(struct work_struct *work)
 
 	if (!css_tryget_online(&memcg->css))
 		return;
+	/*
+	 * Queued only where the count the limit acts on went over it, or
+	 * .current did for a write of the limit: an event, even if the task
+	 * that took it over has reclaimed back under it by now
+	 * (negative_dentry_task_reclaim()), as memory.events counts a charge
+	 * over memory.max that reclaim then made room for.
+	 */
+	if (!mnd->reclaiming) {
+		mnd->reclaiming = true;
+		negative_dentry_event(memcg);
+	}
 	max = READ_ONCE(mnd->max);
 	usage = negative_dentry_usage(memcg);
 	if (usage > max) {
-		if (!mnd->reclaiming) {
-			mnd->reclaiming = true;
-			negative_dentry_event(memcg);
-		}
 		sc.nr_to_reclaim = usage - negative_dentry_target(max);
 		more = negative_dentry_reclaim_cycle(memcg, &sc,
 						     negative_dentry_target(max),
@@ -863,9 +889,11 @@ void memcg_negative_dentry_offline(struct mem_cgroup *memcg)
 
 /*
  * A lower limit on @memcg: the slots that hold @memcg or a descendant
- * let no change wait until their next charge sizes their batch again.
- * Changes waiting from before count against the old batch, at most
- * NEGATIVE_DENTRY_UNLIMITED_BATCH a slot.
+ * let no change wait until their next charge sizes their batch again,
+ * and their flush work charges what the old batch let wait, up to
+ * NEGATIVE_DENTRY_UNLIMITED_BATCH - 1 changes a slot. Left there, those
+ * would stay out of the count the limit acts on until the slot's cpu next
+ * changed the cgroup, while other cpus took it over the limit unseen.
  *
  * A charge that read the old limit may write its batch after this: the
  * full barrier pairs with the one in __memcg_negative_dentry_charge() so
@@ -893,6 +921,7 @@ static void negative_dentry_lower_batches(struct mem_cgroup *memcg)
 		}
 	}
 	rcu_read_unlock();
+	negative_dentry_flush_stocks(memcg);
 }
 
 /*

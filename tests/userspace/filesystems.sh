@@ -133,11 +133,9 @@ check_fs() {
 		echo 10 >"$top/$fs/sib/memory.negative_dentry.max"
 		tap_check "$fs: remounts read-only and back with reclaim due" \
 			sh -c "mount -o remount,ro '$mnt/$fs' && mount -o remount,rw '$mnt/$fs'"
-		# Not checked here yet: that reclaim brings the cgroup under the
-		# limit afterwards. Lowering a limit from "max" leaves what the
-		# stocks hold under the old batch uncharged, so lookups on other
-		# CPUs may not pass the limit in the counts and start reclaim (the
-		# open defect docs/design.md's test notes describe).
+		flood "$fs/sib" "$dir" $N
+		tap_check "$fs: and reclaim goes on after it" \
+			soon current_below "$fs/sib" 10
 		echo max >"$top/$fs/sib/memory.negative_dentry.max"
 	fi
 	if freezes "$fs"; then

@@ -264,6 +264,63 @@ out:
 	return ret;
 }
 
+#define WAITING_BEFORE	65
+#define LOWERED_MAX	70
+#define STATS_AFTER	60
+
+/*
+ * Lowering a limit charges what the stocks let wait before it. Without a
+ * limit a cpu's slot lets up to 63 changes wait, and 65 missing names
+ * stat()ed on cpu 0 leave 63 there: the first change waits alone, the
+ * second charges both and sizes the batch. The limit then goes from max
+ * to 70, above those 65, and 60 more names on cpu 1 take the cgroup to
+ * 125. When the 63 stayed uncharged until cpu 0 next changed the cgroup,
+ * the count the limit acts on went from 2 to 62 only: nothing started
+ * reclaim, and .current stayed at 125. The cgroup's tasks then reclaim
+ * what they take it over by before the reclaim work runs, and the work
+ * that finds it back under its limit still counts the event: .events
+ * read max 0 when it counted only what it found over.
+ */
+static int test_negdentry_lowered_limit(const char *root)
+{
+	static const char * const dirs[] = { "nd_lowered", NULL };
+	struct pinned_stats before = { dirs[0], 0, WAITING_BEFORE, 0 };
+	struct pinned_stats after = { dirs[0], WAITING_BEFORE, STATS_AFTER, 1 };
+	char *cg = cg_name(root, "nd_lowered");
+	int ret = KSFT_FAIL;
+	long left, waited;
+	cpu_set_t cpus;
+
+	if (sched_getaffinity(0, sizeof(cpus), &cpus) ||
+	    !CPU_ISSET(0, &cpus) || !CPU_ISSET(1, &cpus)) {
+		ksft_print_msg("needs cpus 0 and 1\n");
+		ret = KSFT_SKIP;
+		goto out;
+	}
+	/* Made out here, so that the stats alone change the cgroup's count. */
+	if (!cg || (mkdir(dirs[0], 0755) && errno != EEXIST) ||
+	    cg_create(cg) || cg_run(cg, pinned_stats_fn, &before) ||
+	    read_current(cg) != WAITING_BEFORE ||
+	    cg_write_numeric(cg, "memory.negative_dentry.max", LOWERED_MAX) ||
+	    cg_run(cg, pinned_stats_fn, &after))
+		goto out;
+	left = settled_current(cg, LOWERED_MAX);
+	/* The tasks' own reclaim may be done before the work counts it. */
+	for (waited = 0; max_events(cg) < 1 && waited < SETTLE_MS; waited += 10)
+		usleep(10 * 1000);
+	ksft_print_msg("limit lowered to %d over %d waiting, %d more: .current %ld, events %ld\n",
+		       LOWERED_MAX, WAITING_BEFORE, STATS_AFTER, left,
+		       max_events(cg));
+	if (left > nd_settled_bound(LOWERED_MAX) || max_events(cg) < 1)
+		goto out;
+	ret = KSFT_PASS;
+out:
+	cg_destroy(cg);
+	remove_dirs(dirs);
+	free(cg);
+	return ret;
+}
+
 #define MANY_CHILDREN	300
 #define CHILD_NAMES	20
 
@@ -1641,6 +1698,7 @@ struct negdentry_test {
 	T(test_negdentry_bad_writes),
 	T(test_negdentry_limit),
 	T(test_negdentry_limit_is_exact),
+	T(test_negdentry_lowered_limit),
 	T(test_negdentry_hierarchy),
 	T(test_negdentry_many_children),
 	T(test_negdentry_current_exact),
