@@ -51,7 +51,7 @@ PATCH := $(BUILD)/negative-dentry.patch
 # The unit tests of the harness itself, before anything is built.
 HARNESS_TESTS := python3 -m unittest discover -s harness -p '*_test.py'
 
-.PHONY: run check fresh-check fstests stress stress-stage bench insn-trace deb vm-run patch series-check harness-test deps tree kernel initramfs debian-rootfs clean
+.PHONY: run check fresh-check distro-check fstests stress stress-stage bench insn-trace deb vm-run patch series-check harness-test deps tree kernel initramfs debian-rootfs clean
 
 run: DEBUG_DEFAULT := 0
 run: kernel initramfs
@@ -128,6 +128,16 @@ $(STRESS)/stress.sh: tests/stress/stress.sh tests/userspace/tap.sh $(STRESS_NG)
 	cp -L $$(ldd $(STRESS_NG) | awk '$$2 == "=>" { print $$3 } /ld-linux/ { print $$1 }') \
 		$(STRESS)/lib/
 	cp tests/stress/stress.sh $@
+
+# make distro-check: the cloud kernels (make deb CONFIG=cloud, ours and the
+# base) installed by apt in the Debian guest, on 4 vCPUs and 2 NUMA nodes:
+# the upstream, userspace, selftests, filesystems and a short stress suite
+# (harness/distro_check.py). Hours the first time, for the two kernels; not
+# in make check.
+distro-check: debian-rootfs stress-stage
+	for k in patched base; do harness/deb.sh $$k cloud || exit 1; done
+	for k in patched base; do harness/distro-rootfs.sh $$k || exit 1; done
+	harness/distro_check.py
 
 # make deb: linux-image and linux-headers packages of KERNEL in
 # build/deb/KERNEL-CONFIG; CONFIG=small (make check's fast kernel, the

@@ -75,18 +75,22 @@ class Guest:
         """kernel is base|patched, then -debug|-fast: patched-debug."""
         return layout.image(*kernel.split("-"))
 
+    def boot_args(self, kernel, script, image):
+        """vmrun.py's options for the image and the guest."""
+        guest = ["--guest", "debian", "--rootfs", self.args.rootfs] \
+            if script.startswith("tests/userspace/") else \
+            ["--initramfs", self.args.initramfs]
+        return ["--image", image or self.image(kernel), *guest]
+
     def run(self, kernel, script, timeout, log, append="", image=None,
             smp="2"):
         """Boot `kernel` (or `image`) with `smp` cpus, run `script`;
         return (status, console lines). Scripts under tests/userspace/ run
         in the Debian guest, the others in the busybox guest."""
         path = os.path.join(LOGS, log + ".log")
-        guest = ["--guest", "debian", "--rootfs", self.args.rootfs] \
-            if script.startswith("tests/userspace/") else \
-            ["--initramfs", self.args.initramfs]
         cmd = [os.path.join(ROOT, "harness", "vmrun.py"),
-               "--image", image or self.image(kernel),
-               "--kernel", kernel.split("-")[0], *guest,
+               *self.boot_args(kernel, script, image),
+               "--kernel", kernel.split("-")[0],
                "--timeout", str(timeout), "--smp", smp,
                "--append", append, os.path.join(ROOT, script)]
         if self.args.kvm:
@@ -417,8 +421,8 @@ OUR_SELFTESTS = {
 }
 
 
-def selftests_suite(guest, r):
-    for kernel in ("patched-debug", "patched-fast"):
+def selftests_suite(guest, r, kernels=("patched-debug", "patched-fast")):
+    for kernel in kernels:
         status, lines = guest.run(kernel, "tests/negative-dentry/run.sh",
                                   TIMEOUT_SELFTESTS, f"selftests-{kernel}")
         r.check(status == 0, f"{kernel} selftests: clean run",
@@ -551,32 +555,33 @@ def tap_run(guest, r, kernel, script, timeout, name):
         r.check(got == "pass", f"{kernel} {prog}: {test}", got)
 
 
-def filesystems_suite(guest, r):
+def filesystems_suite(guest, r, kernels=("patched-fast", "patched-debug")):
     """tests/userspace/filesystems.sh, in the Debian guest, on both patched
     kernels: the debug one for lockdep and KASAN under each filesystem's
     own locking."""
-    for kernel in ("patched-fast", "patched-debug"):
+    for kernel in kernels:
         tap_run(guest, r, kernel, "tests/userspace/filesystems.sh",
                 TIMEOUT_FILESYSTEMS, "filesystems")
 
 
-def stress_suite(guest, r):
+def stress_suite(guest, r, kernel="patched-debug",
+                 append="kmemleak=on"):
     """build/stress/stress.sh (tests/stress, staged by make with stress-ng)
     on the debug kernel for --stress-duration seconds of load."""
     duration = guest.args.stress_duration
-    status, lines = guest.run("patched-debug", "build/stress/stress.sh",
-                              duration + TIMEOUT_STRESS_EXTRA, "stress",
-                              append=f"stress.duration={duration} "
-                              "kmemleak=on")
+    status, lines = guest.run(kernel, "build/stress/stress.sh",
+                              duration + TIMEOUT_STRESS_EXTRA,
+                              f"stress-{kernel}",
+                              append=f"stress.duration={duration} {append}")
     for line in lines:
         if line.startswith("# ") and not line.startswith("# not ok"):
             print(f"    {line}")
-    r.check(status == 0, f"stress {duration} s: a clean run",
+    r.check(status == 0, f"{kernel} stress {duration} s: a clean run",
             f"vm-run status {status}")
     results = parse_selftests(lines)
-    r.check(results, "stress: its checks ran", "no TAP")
+    r.check(results, f"{kernel} stress: its checks ran", "no TAP")
     for (_, test), got in sorted(results.items()):
-        r.check(got == "pass", f"stress: {test}", got)
+        r.check(got == "pass", f"{kernel} stress: {test}", got)
 
 
 SUITES = {"harness": harness_suite, "upstream": upstream_suite,

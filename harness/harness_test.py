@@ -12,6 +12,8 @@ import contextlib
 import io
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -129,6 +131,37 @@ class NumaTest(unittest.TestCase):
     def test_too_little_memory_is_refused(self):
         with self.assertRaises(ValueError):
             vmrun.numa_args(200 << 20, 2, 2)
+
+
+class VmrunArgumentsTest(unittest.TestCase):
+    """vmrun.py refuses what it cannot boot, with status 2, before it
+    makes a disk or starts QEMU."""
+
+    def status(self, *args):
+        with tempfile.TemporaryDirectory() as tmp:
+            script, image = (os.path.join(tmp, n) for n in ("t.sh", "bz"))
+            for path in (script, image):
+                open(path, "w").close()
+            res = subprocess.run([sys.executable, vmrun.__file__, "--image",
+                                  image, *args, script], capture_output=True,
+                                 text=True)
+            return res.returncode, res.stderr
+
+    def test_an_initrd_is_for_the_debian_guest(self):
+        got, err = self.status("--initramfs", "/dev/null", "--initrd",
+                               "/dev/null")
+        self.assertEqual(got, 2, err)
+        self.assertIn("--initrd", err)
+
+    def test_an_initrd_must_exist(self):
+        with tempfile.TemporaryDirectory() as rootfs:
+            got, err = self.status("--guest", "debian", "--rootfs", rootfs,
+                                   "--initrd", os.path.join(rootfs, "none"))
+        self.assertEqual(got, 2, err)
+
+    def test_cpus_that_do_not_split_into_nodes(self):
+        got, err = self.status("--initramfs", "/dev/null", "--smp", "3")
+        self.assertEqual(got, 2, err)
 
 
 class TapTest(unittest.TestCase):

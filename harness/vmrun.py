@@ -182,6 +182,8 @@ def main():
                     default="busybox")
     ap.add_argument("--initramfs", help="the busybox guest's")
     ap.add_argument("--rootfs", help="the Debian guest's root directory")
+    ap.add_argument("--initrd", help="the Debian guest's initramfs, for a "
+                    "packaged kernel whose disk drivers are modules")
     ap.add_argument("--timeout", type=int, default=1800, help="seconds")
     ap.add_argument("--memory", default="4G")
     ap.add_argument("--smp", default="2")
@@ -220,6 +222,9 @@ def main():
     if args.guest == "debian" and not (args.rootfs and
                                        os.path.isdir(args.rootfs)):
         fail(2, "the debian guest needs --rootfs, a directory")
+    if args.initrd and not (args.guest == "debian" and
+                            os.path.isfile(args.initrd)):
+        fail(2, "--initrd is a file, for the debian guest")
     check_folder(os.path.dirname(script))
     # Killed by timeout(1) or make: still remove the disks and the stage.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -235,7 +240,7 @@ def main():
                      ("swap", 2 << 30, ["mkswap"])]
             root = ""
         else:
-            boot_args = []
+            boot_args = ["-initrd", args.initrd] if args.initrd else []
             folder = os.path.join(args.rootfs, "vmrun")
             shutil.rmtree(folder, ignore_errors=True)
             shutil.copytree(os.path.dirname(script), folder, symlinks=True)

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Our selftests, fs.dentry-dir-max and memory.negative_dentry.*, run from
 # the ext4 test filesystem. A RAM disk gives the umount tests a filesystem
-# of their own to mount and unmount.
+# of their own to mount and unmount (brd is a module in Debian's kernels).
+[ -b /dev/ram0 ] || modprobe brd
 mke2fs /dev/ram0 >/dev/null 2>&1 || exit 1
 export NEGATIVE_DENTRY_SCRATCH=/dev/ram0
 cd "$TESTFS" || exit 1

@@ -1,0 +1,43 @@
+#!/bin/sh
+# harness/distro-rootfs.sh patched|base: the Debian guest of make
+# distro-check, in build/distro/<kernel>/rootfs: a copy of make check's
+# (build/debian/rootfs) with the cloud kernel make deb CONFIG=cloud
+# packaged installed by apt, as on a host, with initramfs-tools to make its
+# initramfs (the cloud kernel's disk drivers and most filesystems are
+# modules), and the test programs of the busybox guest.
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+kernel=${1:-}
+case $kernel in patched | base) ;; *) sed -n '2,7s/^# \{0,1\}//p' "$0"; exit 2 ;; esac
+debs=$root/build/deb/$kernel-cloud
+dir=$root/build/distro/$kernel/rootfs
+set -- "$debs"/linux-image-*.deb
+[ -f "$1" ] || {
+	echo "distro-rootfs: no package in $debs: make deb CONFIG=cloud KERNEL=$kernel" >&2
+	exit 1
+}
+rm -rf "$dir"
+mkdir -p "$(dirname "$dir")"
+cp -a "$root/build/debian/rootfs" "$dir"
+cp "$1" "$dir/tmp/"
+cp "$root"/build/guest/bin/* "$dir/usr/local/bin/"
+cp /etc/resolv.conf "$dir/etc/resolv.conf"
+# apt in the root, as for make debian-rootfs's dpkg: apt would look the
+# root's users up on this machine otherwise. /proc for the maintainer
+# scripts (update-initramfs reads the mounts).
+mount -t proc proc "$dir/proc"
+trap 'umount "$dir/proc"' EXIT
+chroot "$dir" sh -c 'apt-get -q update >/dev/null &&
+	DEBIAN_FRONTEND=noninteractive apt-get -q -y --no-install-recommends \
+		install initramfs-tools /tmp/linux-image-*.deb >/tmp/apt.log 2>&1 ||
+	{ tail -20 /tmp/apt.log; exit 1; }
+	rm /tmp/linux-image-*.deb'
+release=$(basename "$1" | sed 's/^linux-image-\([^_]*\)_.*/\1/')
+for f in vmlinuz initrd.img config; do
+	[ -f "$dir/boot/$f-$release" ] || {
+		echo "distro-rootfs: the package left no /boot/$f-$release" >&2
+		exit 1
+	}
+done
+echo "$release" >"$dir/../release"
+echo "distro-rootfs: $dir, with $release"
