@@ -269,23 +269,30 @@ void __memcg_negative_dentry_charge(struct memcg_negative_dentry_stock *stock,
 }
 
 /*
- * A slot whose batch lets no change wait: one whose limit was lowered
- * (negative_dentry_lower_batches()), which may hold what the old batch let
- * wait; one near its limit; or one holding the first change of its memcg.
- * The next change of its memcg would charge it anyway.
+ * Charge what @slot holds and keep its memcg, whose next change then
+ * charges and sizes the batch again. Letting the memcg go would make that
+ * change wait alone in the slot it takes, uncharged, however close the
+ * memcg is to its limit. The caller owns the stock.
  */
-static bool negative_dentry_slot_unbatched(struct memcg_negative_dentry_slot *slot)
+static void negative_dentry_slot_charge(struct memcg_negative_dentry_slot *slot)
 {
-	return READ_ONCE(slot->batch) == 1;
+	long nr = slot->nr;
+	bool behind = false;
+
+	if (!nr)
+		return;
+	/* Emptied first, as negative_dentry_slot_drain() does. */
+	WRITE_ONCE(slot->nr, 0);
+	negative_dentry_charge(slot->memcg, nr, &behind);
 }
 
 /*
- * Charge the slots of this cpu that hold removed cgroups or let no change
- * wait, and let their memcgs go: so that a lowered limit's count has what
- * waited under the old one, and a cpu that holds the cgroup no more is not
- * flushed again at the next lowering. Dying, not offline: the drain that
- * queues this may run before offline_css() has cleared CSS_ONLINE, which
- * it does after the ->css_offline() that queued the drain returns.
+ * On this cpu: charge the slots that hold removed cgroups and let those
+ * go, and charge what waits in the slots whose batch lets no change wait,
+ * which a lowered limit may have left holding what the old batch let
+ * wait (negative_dentry_lower_batches()). Dying, not offline: the drain
+ * that queues this may run before offline_css() has cleared CSS_ONLINE,
+ * which it does after the ->css_offline() that queued the drain returns.
  */
 static void negative_dentry_stock_flush_workfn(struct work_struct *work)
 {
@@ -297,9 +304,12 @@ static void negative_dentry_stock_flush_workfn(struct work_struct *work)
 	for (i = 0; i < MEMCG_NEGATIVE_DENTRY_STOCK_SLOTS; i++) {
 		struct memcg_negative_dentry_slot *slot = &stock->slot[i];
 
-		if (slot->memcg && (css_is_dying(&slot->memcg->css) ||
-				    negative_dentry_slot_unbatched(slot)))
+		if (!slot->memcg)
+			continue;
+		if (css_is_dying(&slot->memcg->css))
 			negative_dentry_slot_drain(slot);
+		else if (READ_ONCE(slot->batch) == 1)
+			negative_dentry_slot_charge(slot);
 	}
 	local_unlock(&memcg_negative_dentry_stock.lock);
 }
@@ -321,11 +331,13 @@ static struct mem_cgroup *negative_dentry_slot_in(int cpu, int i,
 
 /*
  * Have the slots that hold @root or a descendant, once @root was removed
- * or its limit lowered, charge what they hold and let their memcg go:
- * each from its own cpu, as only that cpu may change its stock (a flush
- * queued on a cpu going down runs elsewhere, and the cpu's death charges
- * its stock). Whether a slot holds changes is not read from here: a cpu
- * may be adding one it sized against the old batch. The flushes are not
+ * or its limit lowered, charge what they hold, and those of a removed
+ * cgroup let it go: each from its own cpu, as only that cpu may change
+ * its stock (a flush queued on a cpu going down runs elsewhere, and the
+ * cpu's death charges its stock). Whether a slot holds changes is not
+ * read from here: a cpu may be adding one it sized against the old batch,
+ * so a cpu whose slot holds the subtree is flushed at each lowering, one
+ * work item however many slots and writes. The flushes are not
  * waited for, as drain_all_stock() does not wait for memcg_stock's: what
  * waits in a stock is counted by .current meanwhile, and the charge
  * starts reclaim if it takes a cgroup over its limit. Unlike that, this

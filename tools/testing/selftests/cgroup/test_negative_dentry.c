@@ -89,6 +89,23 @@ static long max_events(const char *cgroup)
 				"max ");
 }
 
+/* The ms until @cgroup's .events counts an event, SETTLE_MS at most. */
+static long wait_for_event(const char *cgroup)
+{
+	long waited;
+
+	for (waited = 0; max_events(cgroup) < 1 && waited < SETTLE_MS;
+	     waited += 10)
+		usleep(10 * 1000);
+	return waited;
+}
+
+/* Drains of removed cgroups queued and not finished. */
+static long drains_running(void *arg)
+{
+	return nd_debugfs_counter("drains");
+}
+
 static long local_max_events(const char *cgroup)
 {
 	return cg_read_key_long(cgroup, "memory.negative_dentry.events.local",
@@ -229,20 +246,28 @@ static int pinned_stats_fn(const char *cgroup, void *arg)
  * A limit acts at its value, not a batch later: near a limit no change
  * waits per cpu. 1000 negative dentries under a limit of 1000 start no
  * reclaim; the 1001st does. With a fixed batch of 32, the count the limit
- * saw stayed at 992, 9 changes waiting, and nothing happened.
+ * saw stayed at 992, 9 changes waiting, and nothing happened. In between,
+ * a sibling that changed its count on the same cpu is removed, which
+ * flushes that cpu's stock: when the flush let go of every slot whose
+ * batch was 1, the 1001st change waited alone in the slot it took, and
+ * nothing happened either.
  */
 static int test_negdentry_limit_is_exact(const char *root)
 {
 	static const char * const dirs[] = { "nd_exact", NULL };
 	struct pinned_stats at_limit = { dirs[0], 0, 1000 };
+	struct pinned_stats sibling = { dirs[0], 2000, 10 };
 	struct pinned_stats one_more = { dirs[0], 1000, 1 };
 	char *cg = cg_name(root, "nd_exact");
+	char *gone = cg_name(root, "nd_exact_gone");
 	int ret = KSFT_FAIL;
 	long waited;
 
-	if (!cg || cg_create(cg) ||
+	if (!cg || !gone || cg_create(cg) || cg_create(gone) ||
 	    cg_write_numeric(cg, "memory.negative_dentry.max", 1000) ||
-	    cg_run(cg, pinned_stats_fn, &at_limit))
+	    cg_run(cg, pinned_stats_fn, &at_limit) ||
+	    cg_run(gone, pinned_stats_fn, &sibling) || cg_destroy(gone) ||
+	    nd_wait_for(drains_running, NULL, 0, SETTLE_MS))
 		goto out;
 	usleep(500 * 1000);
 	ksft_print_msg("at the limit: .current %ld, events %ld\n",
@@ -250,16 +275,17 @@ static int test_negdentry_limit_is_exact(const char *root)
 	if (read_current(cg) != 1000 || max_events(cg) != 0 ||
 	    cg_run(cg, pinned_stats_fn, &one_more))
 		goto out;
-	for (waited = 0; max_events(cg) < 1 && waited < SETTLE_MS; waited += 10)
-		usleep(10 * 1000);
+	waited = wait_for_event(cg);
 	ksft_print_msg("one over: events %ld after %ld ms\n", max_events(cg),
 		       waited);
 	if (max_events(cg) < 1)
 		goto out;
 	ret = KSFT_PASS;
 out:
+	cg_destroy(gone);
 	cg_destroy(cg);
 	remove_dirs(dirs);
+	free(gone);
 	free(cg);
 	return ret;
 }
@@ -288,8 +314,8 @@ static int test_negdentry_lowered_limit(const char *root)
 	struct pinned_stats after = { dirs[0], WAITING_BEFORE, STATS_AFTER, 1 };
 	char *cg = cg_name(root, "nd_lowered");
 	int ret = KSFT_FAIL;
-	long left, waited;
 	cpu_set_t cpus;
+	long left;
 
 	if (sched_getaffinity(0, sizeof(cpus), &cpus) ||
 	    !CPU_ISSET(0, &cpus) || !CPU_ISSET(1, &cpus)) {
@@ -306,8 +332,7 @@ static int test_negdentry_lowered_limit(const char *root)
 		goto out;
 	left = settled_current(cg, LOWERED_MAX);
 	/* The tasks' own reclaim may be done before the work counts it. */
-	for (waited = 0; max_events(cg) < 1 && waited < SETTLE_MS; waited += 10)
-		usleep(10 * 1000);
+	wait_for_event(cg);
 	ksft_print_msg("limit lowered to %d over %d waiting, %d more: .current %ld, events %ld\n",
 		       LOWERED_MAX, WAITING_BEFORE, STATS_AFTER, left,
 		       max_events(cg));
@@ -680,11 +705,6 @@ static long evicted_files(const struct named_files *f)
 			return -1;
 	}
 	return nd_dentry_state(0) - before;
-}
-
-static long drains_running(void *arg)
-{
-	return nd_debugfs_counter("drains");
 }
 
 #define ORDER_FILES	2000
