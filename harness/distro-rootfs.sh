@@ -27,9 +27,12 @@ cp /etc/resolv.conf "$dir/etc/resolv.conf"
 # scripts (update-initramfs reads the mounts).
 mount -t proc proc "$dir/proc"
 trap 'umount "$dir/proc"' EXIT
-chroot "$dir" sh -c 'apt-get -q update >/dev/null &&
-	DEBIAN_FRONTEND=noninteractive apt-get -q -y --no-install-recommends \
-		install initramfs-tools /tmp/linux-image-*.deb >/tmp/apt.log 2>&1 ||
+# initramfs-tools first: the kernel's postinst makes the initramfs only
+# with it configured, which apt does after the kernel in one transaction.
+chroot "$dir" sh -c 'export DEBIAN_FRONTEND=noninteractive
+	install="apt-get -q -y --no-install-recommends install"
+	{ apt-get -q update && $install initramfs-tools &&
+		$install /tmp/linux-image-*.deb; } >/tmp/apt.log 2>&1 ||
 	{ tail -20 /tmp/apt.log; exit 1; }
 	rm /tmp/linux-image-*.deb'
 release=$(basename "$1" | sed 's/^linux-image-\([^_]*\)_.*/\1/')

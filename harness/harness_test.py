@@ -164,6 +164,29 @@ class VmrunArgumentsTest(unittest.TestCase):
         self.assertEqual(got, 2, err)
 
 
+class KernelConfigTest(unittest.TestCase):
+    """What vmrun.py reads off a packaged kernel's config-<release>."""
+
+    def image(self, tmp, config):
+        with open(os.path.join(tmp, "config-6.12-x"), "w") as f:
+            f.write("#\n" + config)
+        return os.path.join(tmp, "vmlinuz-6.12-x")
+
+    def test_without_mp_tables_acpi_routes_the_interrupts(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            image = self.image(tmp, "# CONFIG_X86_MPPARSE is not set\n")
+            self.assertEqual(vmrun.pci_args(image), "")
+            image = self.image(tmp, "CONFIG_X86_MPPARSE=y\n")
+            self.assertEqual(vmrun.pci_args(image), "pci=noacpi ")
+
+    def test_jump_labels_take_one_thread(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            image = self.image(tmp, "CONFIG_JUMP_LABEL=y\n")
+            self.assertEqual(vmrun.tcg_threads(image, "auto"), "single")
+            image = self.image(tmp, "# CONFIG_JUMP_LABEL is not set\n")
+            self.assertEqual(vmrun.tcg_threads(image, "auto"), "multi")
+
+
 class TapTest(unittest.TestCase):
     """check.py reads the kselftests' TAP with the kernel's KTAP parser."""
 

@@ -158,6 +158,19 @@ def tcg_threads(image, choice):
     return "single"
 
 
+def pci_args(image):
+    """pci=noacpi: the PCI interrupt routing of the virtio disks from
+    QEMU's MP tables, not by running ACPI's _PRT method, which takes the
+    debug kernel 34 s a boot under TCG, and with kmemleak on more than
+    ACPI's 30 s loop timeout (the disks then get no interrupt). Not for a
+    kernel without MP table support (CONFIG_X86_MPPARSE, off in Debian's
+    cloud kernel): it then finds no SMP configuration and boots one CPU."""
+    config = kernel_config(image)
+    if config is not None and "\nCONFIG_X86_MPPARSE=y\n" not in config:
+        return ""
+    return "pci=noacpi "
+
+
 def guest_initrd(tmp, initramfs, folder):
     """The prebuilt initramfs followed by a cpio of the script's folder at
     /vmrun: the kernel unpacks concatenated archives in order."""
@@ -260,11 +273,7 @@ def main():
             make_disk(path, size, *mkfs)
             drives += ["-drive", f"file={path},format=raw,if=virtio,cache=unsafe"]
         nonce = secrets.token_hex(8)
-        # pci=noacpi: the PCI interrupt routing of the virtio disks from
-        # QEMU's tables, not by running ACPI's _PRT method, which takes the
-        # debug kernel 34 s a boot under TCG, and with kmemleak on more
-        # than ACPI's 30 s loop timeout (the disks then get no interrupt).
-        cmdline = (f"console=ttyS0 panic=-1 pci=noacpi {root}"
+        cmdline = (f"console=ttyS0 panic=-1 {pci_args(args.image)}{root}"
                    f"vmrun.nonce={nonce} "
                    f"vmrun.script={os.path.basename(script)} "
                    f"vmrun.kernel={args.kernel} {args.append}")
