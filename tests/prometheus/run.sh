@@ -1,9 +1,10 @@
 #!/bin/sh
 # On the host: userspace/prometheus/negative-dentry-metrics on the fake
 # cgroup tree data/, with each awk found (the Debian guest has mawk),
-# must write expected.prom; promtool check metrics must take what it
-# writes; promtool test rules must pass the alerts' tests. TAP; exits 1 if
-# a test failed.
+# must write expected.prom; its cgroup filters must keep what they name,
+# and bad arguments must fail with a message and leave the file alone;
+# promtool check metrics must take what it writes; promtool test rules
+# must pass the alerts' tests. TAP; exits 1 if a test failed.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 prom=$here/../../userspace/prometheus
@@ -24,8 +25,16 @@ check() {
 		echo "not ok $n $name"
 	fi
 }
-# metrics ROOT FILE: the program, with a umask that would hide the file
-metrics() { (umask 077 && sh "$prom/negative-dentry-metrics" -r "$1" -o "$2"); }
+# metrics ROOT FILE [ARG...]: the program, with a umask that would hide
+# the file
+metrics() {
+	root=$1 file=$2
+	shift 2
+	(umask 077 && sh "$prom/negative-dentry-metrics" -r "$root" -o "$file" "$@")
+}
+equals() { [ "$1" = "$2" ] || { printf '%s\n!=\n%s\n' "$1" "$2"; return 1; }; }
+# the cgroup labels of the current series in file $1, one a line
+cgroups() { sed -n 's/^cgroup_negative_dentry_current{cgroup="\([^"]*\)".*/\1/p' "$1"; }
 only() { [ "$(ls -A "$1")" = "$2" ] || { ls -A "$1"; return 1; }; }
 readable() { [ -n "$(find "$1" -perm -444)" ] || { ls -l "$1"; return 1; }; }
 fails() { ! "$@"; }
@@ -62,6 +71,48 @@ check "and writes HELP and TYPE only" [ "$(grep -vc '^#' "$tmp/base.prom")" = 0 
 check "which promtool takes" lint "$tmp/base.prom"
 check "a cgroup root that is not there is an error" \
 	fails sh "$prom/negative-dentry-metrics" -r "$tmp/none" -o -
+
+# Filters on the cgroup path, an extended regular expression each.
+metrics "$here/data" "$tmp/in.prom" -i '^/system\.slice/'
+check "-i keeps the cgroups it matches" equals "$(cgroups "$tmp/in.prom")" \
+'/system.slice/system-systemd\\x2dfsck.slice
+/system.slice/system-systemd\\x2dfsck.slice/systemd-fsck@dev-disk-by\\x2dlabel-root.service
+/system.slice/web.service'
+check "and each of their families" equals "$(grep -c '^cgroup_' "$tmp/in.prom")" 18
+metrics "$here/data" "$tmp/ex.prom" -x '^/machine\.slice/.*\.scope($|/)|^/user\.slice/'
+check "-x leaves out the cgroups it matches" equals "$(cgroups "$tmp/ex.prom")" \
+'/machine.slice
+/system.slice
+/system.slice/system-systemd\\x2dfsck.slice
+/system.slice/system-systemd\\x2dfsck.slice/systemd-fsck@dev-disk-by\\x2dlabel-root.service
+/system.slice/web.service
+/user.slice'
+metrics "$here/data" "$tmp/both.prom" -i '^/[^/]*$' -x '^/user'
+check "-i and -x together: top level, less user.slice" equals "$(cgroups "$tmp/both.prom")" \
+'/machine.slice
+/system.slice'
+NEGATIVE_DENTRY_CGROUP_INCLUDE='^/[^/]*$' NEGATIVE_DENTRY_CGROUP_EXCLUDE='^/user' \
+	metrics "$here/data" "$tmp/env.prom"
+check "the environment sets the same filters" diff -u "$tmp/both.prom" "$tmp/env.prom"
+metrics "$here/data" "$tmp/none.prom" -i '^/nothing'
+check "a filter matching nothing writes HELP and TYPE only" \
+	equals "$(grep -vc '^#' "$tmp/none.prom")" 0
+
+# Bad arguments: exit 2 and a message, and the file written before stays.
+cp "$tmp/in.prom" "$tmp/kept.prom"
+while read -r name args; do
+	# shellcheck disable=SC2086 # the table's arguments, split at blanks
+	metrics "$here/data" "$tmp/kept.prom" $args 2>"$tmp/bad.err"
+	check "$name: exits 2" equals $? 2
+	check "$name: says why" test -s "$tmp/bad.err"
+	check "$name: leaves the file as it was" diff -u "$tmp/in.prom" "$tmp/kept.prom"
+done <<'EOF'
+-i_with_a_bad_regex -i [
+-x_with_a_bad_regex -x a[b
+an_unknown_option -q
+-o_without_its_file -o
+an_operand extra
+EOF
 
 check "promtool check rules negative-dentry-alerts.yml" \
 	promtool check rules "$prom/negative-dentry-alerts.yml"
