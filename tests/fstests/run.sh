@@ -5,10 +5,10 @@
 # beside this script as xfstests/, with the selection in tests.txt.
 #
 # On our kernel the limits are armed so that they reclaim during the tests:
-# fs.dentry-dir-max 100, memory.negative_dentry.max 1000 on the cgroup the
-# tests run in, and fs.dentry-negative=1. Each result is printed as
-# "fstests: <fs> <test> pass|fail|notrun|hang" for harness/fstests.sh to
-# compare with the base kernel's.
+# fs.dentry-dir-max 256 (the least it takes), memory.negative_dentry.max
+# 1000 on the cgroup the tests run in, and fs.dentry-negative=1. Each
+# result is printed as "fstests: <fs> <test> pass|fail|notrun|hang" for
+# harness/fstests.sh to compare with the base kernel's.
 set -u
 here=$PWD
 imgs=/var/tmp/fstests
@@ -18,11 +18,17 @@ groupadd -f fsgqa
 id fsgqa >/dev/null 2>&1 || useradd -m -g fsgqa fsgqa
 id 123456-fsgqa >/dev/null 2>&1 || useradd -m -g fsgqa 123456-fsgqa
 
+# arm FILE VALUE: write it, and stop if it does not hold, so that a
+# value the kernel refuses cannot leave a limit unarmed unseen
+arm() {
+	echo "$2" >"$1" && [ "$(cat "$1")" = "$2" ] ||
+		{ echo "fstests: could not set $1 to $2"; exit 1; }
+}
 if [ "$VMRUN_KERNEL" = patched ]; then
-	echo 100 >/proc/sys/fs/dentry-dir-max
-	echo 1 >/proc/sys/fs/dentry-negative
+	arm /proc/sys/fs/dentry-dir-max 256
+	arm /proc/sys/fs/dentry-negative 1
 	cg=/sys/fs/cgroup$(sed -n 's/^0:://p' /proc/self/cgroup)
-	echo 1000 >"$cg/../memory.negative_dentry.max"
+	arm "$(dirname "$cg")/memory.negative_dentry.max" 1000
 	echo "fstests: limits armed on $(dirname "$cg")"
 fi
 
