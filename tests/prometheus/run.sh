@@ -98,21 +98,27 @@ metrics "$here/data" "$tmp/none.prom" -i '^/nothing'
 check "a filter matching nothing writes HELP and TYPE only" \
 	equals "$(grep -vc '^#' "$tmp/none.prom")" 0
 
-# Bad arguments: exit 2 and a message, and the file written before stays.
+# Bad arguments: exit 2, a message, and the file written before stays.
+# bad WHAT MESSAGE ARG...: so with each awk, whose own check refuses a
+# regular expression.
 cp "$tmp/in.prom" "$tmp/kept.prom"
-while read -r name args; do
-	# shellcheck disable=SC2086 # the table's arguments, split at blanks
-	metrics "$here/data" "$tmp/kept.prom" $args 2>"$tmp/bad.err"
-	check "$name: exits 2" equals $? 2
-	check "$name: says why" test -s "$tmp/bad.err"
-	check "$name: leaves the file as it was" diff -u "$tmp/in.prom" "$tmp/kept.prom"
-done <<'EOF'
--i_with_a_bad_regex -i [
--x_with_a_bad_regex -x a[b
-an_unknown_option -q
--o_without_its_file -o
-an_operand extra
-EOF
+bad() {
+	what=$1 message=$2
+	shift 2
+	for awk in mawk gawk busybox; do
+		[ -d "$tmp/$awk/bin" ] || continue
+		PATH=$tmp/$awk/bin:$PATH metrics "$here/data" "$tmp/kept.prom" "$@" 2>"$tmp/bad.err"
+		check "$awk, $what: exits 2" equals $? 2
+		check "$awk, $what: says \"$message\"" grep -q "$message" "$tmp/bad.err"
+		check "$awk, $what: leaves the file as it was" \
+			diff -u "$tmp/in.prom" "$tmp/kept.prom"
+	done
+}
+bad "-i with a bad regular expression" "not a regular expression" -i '['
+bad "-x with a bad regular expression" "not a regular expression" -x 'a[b'
+bad "an unknown option" usage -q
+bad "-o without its file" usage -o
+bad "an operand" usage extra
 
 check "promtool check rules negative-dentry-alerts.yml" \
 	promtool check rules "$prom/negative-dentry-alerts.yml"

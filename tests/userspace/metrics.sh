@@ -1,14 +1,19 @@
 #!/bin/sh
 # In the Debian guest: negative-dentry-metrics (userspace/prometheus), run
 # by its timer, read by node_exporter's textfile collector, while a unit
-# with NegativeDentryMax= floods; printed as TAP.
+# with NegativeDentryMax= floods in a slice with a larger limit of its
+# own; its cgroup filter, set in /etc/default/negative-dentry-metrics;
+# node_exporter's sysctl collector with the flags userspace/prometheus's
+# README gives for the machine-wide counts. Printed as TAP.
 #
 # On a kernel without negative dentry limits (VMRUN_KERNEL=base): the
-# program runs and writes a file node_exporter takes, with no series.
+# program runs and writes a file node_exporter takes, with no series, and
+# the sysctl collector serves fs.dentry-state.
 # shellcheck disable=SC2317 # functions called by wait_for and tap_check
 . ./tap.sh
 
 LIMIT=1000
+SLICE_LIMIT=$((LIMIT * 100))
 BOUND=$((LIMIT + LIMIT / 8))
 prom=/var/lib/prometheus/node-exporter/negative-dentry.prom
 # A slice of its own (a dash in a slice's name would nest it: nd-x.slice is
@@ -17,6 +22,16 @@ slice=ndmetrics.slice
 cgroup=/$slice/nd-metrics-flood.service
 timer=negative-dentry-metrics.timer
 svc=negative-dentry-metrics.service
+defaults=/etc/default/negative-dentry-metrics
+# fs.dentry-state's six fields, named as proc_sys_fs(5) does
+dentry_state=fs.dentry-state:nr_dentry,nr_unused,age_limit,want_pages,nr_negative,dummy
+if [ "$VMRUN_KERNEL" = base ]; then
+	sysctls="--collector.sysctl.include=$dentry_state"
+else
+	sysctls="--collector.sysctl.include=$dentry_state --collector.sysctl.include=fs.dentry-dir-max"
+fi
+cp /etc/default/prometheus-node-exporter /var/tmp/prometheus-node-exporter.default
+echo "ARGS=\"--collector.sysctl $sysctls\"" >/etc/default/prometheus-node-exporter
 
 # Over the limit every round, with fresh names.
 cat >/var/tmp/nd-metrics-flood.sh <<'EOF'
@@ -27,6 +42,10 @@ while :; do
 	sleep 1
 done
 EOF
+cat >/etc/systemd/system/$slice <<EOF
+[Slice]
+NegativeDentryMax=$SLICE_LIMIT
+EOF
 cat >/etc/systemd/system/nd-metrics-flood.service <<EOF
 [Service]
 Slice=$slice
@@ -35,13 +54,15 @@ ExecStart=/bin/sh /var/tmp/nd-metrics-flood.sh
 EOF
 mkdir -p /var/tmp/nd-metrics
 systemctl daemon-reload
-systemctl start prometheus-node-exporter nd-metrics-flood
+systemctl restart prometheus-node-exporter
+systemctl start nd-metrics-flood
 systemctl enable --now $timer 2>&1 | sed 's/^/# /'
 
 scrape() { metrics=$(curl -s http://localhost:9100/metrics); }
-# the value of series NAME of the flood unit's cgroup in $metrics
+# value NAME [CGROUP]: the value of series NAME of CGROUP (default: the
+# flood unit's) in $metrics
 value() {
-	printf '%s\n' "$metrics" | awk -v name="$1{" -v cg="cgroup=\"$cgroup\"" \
+	printf '%s\n' "$metrics" | awk -v name="$1{" -v cg="cgroup=\"${2:-$cgroup}\"," \
 		'index($0, name) == 1 && index($0, cg) { print $NF }'
 }
 between() { [ -n "$1" ] && [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }
@@ -63,9 +84,15 @@ ran() {
 	echo "exited at $1 us, status $2, result $3"
 	[ "$1" != 0 ] && [ "$2" = 0 ] && [ "$3" = success ]
 }
+# the cgroup labels in the file the program wrote
+exported() { sed -n 's/^cgroup_negative_dentry_current{cgroup="\([^"]*\)".*/\1/p' $prom; }
 done_here() {
 	systemctl disable --now $timer 2>/dev/null
 	systemctl stop $slice
+	rm -f $defaults /etc/systemd/system/$slice
+	mv /var/tmp/prometheus-node-exporter.default /etc/default/prometheus-node-exporter
+	systemctl daemon-reload
+	systemctl restart prometheus-node-exporter
 	tap_done
 }
 
@@ -79,6 +106,10 @@ tap_check "node_exporter serves metrics" served
 tap_check "node_textfile_scrape_error is 0" has "node_textfile_scrape_error 0"
 tap_check "node_exporter read negative-dentry.prom" \
 	has "node_textfile_mtime_seconds{file=\"$prom\"}"
+tap_check "its sysctl collector serves the negative dentries of the machine" \
+	has "node_sysctl_fs_dentry_state_nr_negative "
+tap_check "and all dentries" has "node_sysctl_fs_dentry_state_nr_dentry "
+tap_check "and without an error" has 'node_scrape_collector_success{collector="sysctl"} 1'
 
 if [ "$VMRUN_KERNEL" = base ]; then
 	tap_check "the file has no series" \
@@ -95,15 +126,39 @@ while [ $i -lt 45 ] && ! between "$(value cgroup_negative_dentry_events_total)" 
 	scrape
 	i=$((i + 1))
 done
-printf '%s\n' "$metrics" | grep "cgroup=\"$cgroup\"" | sed 's/^/# /'
-tap_check "node_exporter has the unit's current series, with its unit label" \
-	has "cgroup_negative_dentry_current{cgroup=\"$cgroup\",unit=\"nd-metrics-flood.service\"} "
+printf '%s\n' "$metrics" | grep "cgroup=\"/$slice" | sed 's/^/# /'
+tap_check "node_exporter has the unit's current series, with its name label" \
+	has "cgroup_negative_dentry_current{cgroup=\"$cgroup\",name=\"nd-metrics-flood.service\"} "
 tap_check "current is above 0, at most $BOUND" \
 	between "$(value cgroup_negative_dentry_current)" 1 $BOUND
 tap_check "max is $LIMIT" equals "$(value cgroup_negative_dentry_max)" $LIMIT
 tap_check "events_total{event=\"max\"} is at least 1" \
 	between "$(value cgroup_negative_dentry_events_total)" 1 999999999
+tap_check "events_local_total{event=\"max\"} is at least 1" \
+	between "$(value cgroup_negative_dentry_events_local_total)" 1 999999999
 tap_check "reclaimed_total is above 0" \
 	between "$(value cgroup_negative_dentry_reclaimed_total)" 1 999999999
+tap_check "the slice's max is $SLICE_LIMIT" \
+	equals "$(value cgroup_negative_dentry_max "/$slice")" $SLICE_LIMIT
+tap_check "the slice's events_total counts the unit's events" \
+	between "$(value cgroup_negative_dentry_events_total "/$slice")" 1 999999999
+tap_check "but its events_local_total is 0: it never reached its own limit" \
+	equals "$(value cgroup_negative_dentry_events_local_total "/$slice")" 0
 tap_check "node_textfile_scrape_error is still 0" has "node_textfile_scrape_error 0"
+tap_check "node_sysctl_fs_dentry_dir_max is served" has "node_sysctl_fs_dentry_dir_max "
+
+# The filter, from the service's environment file. The timer stops first:
+# a start while its run is under way would join that run, with the old
+# environment.
+tap_check "without a filter the file has the slice" contains "$(exported)" "/$slice"
+systemctl stop $timer $svc
+echo "NEGATIVE_DENTRY_CGROUP_EXCLUDE='^/ndmetrics\.slice'" >$defaults
+systemctl start $svc
+tap_check "with $defaults excluding the slice, it has neither the slice nor its unit" \
+	fails grep -q "cgroup=\"/$slice" $prom
+tap_check "and still the other cgroups" contains "$(exported)" /system.slice
+echo "NEGATIVE_DENTRY_CGROUP_INCLUDE='['" >$defaults
+tap_check "a bad regular expression in it fails the service" fails systemctl start $svc
+tap_check "which says why" contains "$(journalctl -q -u $svc -n 5 -o cat)" "not a regular expression"
+tap_check "and leaves the file without the slice" fails grep -q "cgroup=\"/$slice" $prom
 done_here
