@@ -33,5 +33,9 @@ ln -sf /etc/systemd/system/vmrun.service "$dir/etc/systemd/system/default.target
 install -m 755 "$root/userspace/prometheus/negative-dentry-metrics" "$dir/usr/local/sbin/"
 install -m 644 "$root/userspace/prometheus/negative-dentry-metrics.service" \
 	"$root/userspace/prometheus/negative-dentry-metrics.timer" "$dir/etc/systemd/system/"
+# The sysctl.d example of userspace/sysctl.d, where Debian keeps examples:
+# in /etc/sysctl.d it would apply to every suite.
+install -D -m 644 "$root/userspace/sysctl.d/60-negative-dentry.conf" \
+	"$dir/usr/share/doc/negative-dentry/examples/60-negative-dentry.conf"
 shift
 [ $# -eq 0 ] || install -m 755 "$@" "$dir/usr/local/bin/"

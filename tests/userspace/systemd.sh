@@ -40,6 +40,18 @@ mkdir -p /var/tmp/nd-unit
 systemctl daemon-reload
 
 show() { systemctl show -P "$2" "$1"; }
+# applied: a round trip to the manager. systemd applies what a reload
+# changed from its event loop after it has replied, and before it reads
+# the next message; after a reexec, the new manager answers only once it
+# is up. A check that a value is left alone reads it after this, or it
+# would pass before systemd has had a chance to change it.
+applied() {
+	applied_i=0
+	until systemctl show -P Id init.scope >/dev/null 2>&1 || [ $applied_i -ge 100 ]; do
+		sleep 0.1
+		applied_i=$((applied_i + 1))
+	done
+}
 # set_default N: DefaultNegativeDentryMax=N (empty: none), which
 # daemon-reload reads again
 set_default() {
@@ -56,6 +68,25 @@ current() { cat "$lim/memory.negative_dentry.current"; }
 # FILE, a cgroup.subtree_control, is there and does not enable memory
 lacks_memory() { [ -e "$1" ] && ! grep -qw memory "$1" || { ls -l "$1"; cat "$1"; return 1; }; }
 wait_for() { i=0; while [ $i -lt 600 ] && ! [ -e "$1" ]; do sleep 0.1; i=$((i + 1)); done; }
+
+# The sysctl.d example, applied as systemd-sysctl does at boot: quietly
+# skipped on a kernel without the settings, applied on ours.
+saved=$(sysctl -n fs.dentry-dir-max fs.dentry-negative 2>/dev/null | tr '\n' ' ')
+cp /usr/share/doc/negative-dentry/examples/60-negative-dentry.conf /etc/sysctl.d/
+out=$(/lib/systemd/systemd-sysctl 60-negative-dentry.conf 2>&1)
+tap_check "systemd-sysctl applies the sysctl.d example" equals $? 0
+tap_check "without a word" equals "$out" ""
+if [ "$VMRUN_KERNEL" = base ]; then
+	tap_check "a kernel without the settings has none of them" \
+		fails test -e /proc/sys/fs/dentry-dir-max
+else
+	tap_check "fs.dentry-dir-max is 10000" equals "$(sysctl -n fs.dentry-dir-max)" 10000
+	tap_check "fs.dentry-negative is 1" equals "$(sysctl -n fs.dentry-negative)" 1
+	# shellcheck disable=SC2086 # the two values saved above
+	set -- $saved
+	sysctl -q fs.dentry-dir-max="$1" fs.dentry-negative="$2"
+fi
+rm /etc/sysctl.d/60-negative-dentry.conf
 
 if [ "$VMRUN_KERNEL" = base ]; then
 	tap_check "a unit with NegativeDentryMax= starts on a kernel without it" \
@@ -125,7 +156,7 @@ tap_check "and systemctl shows infinity" \
 tap_check "systemd-run -p NegativeDentryMax=500" \
 	systemd-run --unit nd-run -p NegativeDentryMax=500 /bin/sleep infinity
 tap_check "gives the transient unit 500" \
-	equals "$(cat $cg/nd-run.service/memory.negative_dentry.max)" 500
+	settles $cg/nd-run.service/memory.negative_dentry.max 500
 
 out=$(systemctl set-property nd-limited NegativeDentryMax=junk 2>&1)
 tap_check "set-property refuses junk" fails [ $? -eq 0 ]
@@ -165,18 +196,45 @@ systemd-run --unit nd-runtime --scope /bin/sleep infinity >/dev/null 2>&1 &
 i=0
 while [ $i -lt 100 ] && ! [ -d $cg/nd-runtime.scope ]; do sleep 0.1; i=$((i + 1)); done
 tap_check "a scope gets the default" \
-	equals "$(cat $cg/nd-runtime.scope/memory.negative_dentry.max)" 3000
+	settles $cg/nd-runtime.scope/memory.negative_dentry.max 3000
 # as a runtime writes a unified key into its container's scope
 echo 700 >$cg/nd-runtime.scope/memory.negative_dentry.max
 systemctl daemon-reload
+applied
 tap_check "a limit someone else wrote survives daemon-reload under a default" \
 	equals "$(cat $cg/nd-runtime.scope/memory.negative_dentry.max)" 700
+tap_check "systemd-analyze dump: says the kernel holds another value" \
+	contains "$(systemd-analyze dump)" "NegativeDentryMax: 3000 (default) (different value in kernel: 700)"
+# An empty value is the default, with set-property as in a unit file: not
+# infinity, which would replace what the runtime wrote.
+tap_check "set-property NegativeDentryMax= (empty) is taken" \
+	systemctl set-property --runtime nd-runtime.scope NegativeDentryMax=
+applied
+tap_check "and leaves the limit someone else wrote" \
+	equals "$(cat $cg/nd-runtime.scope/memory.negative_dentry.max)" 700
+tap_check "the unit is back on the default" \
+	equals "$(show nd-runtime.scope NegativeDentryMax)" 3000
+tap_check "set-property of a value, then of an empty one, on a plain unit" \
+	systemctl set-property --runtime nd-plain NegativeDentryMax=1234
+tap_check "sets the value" settles $plain/memory.negative_dentry.max 1234
+systemctl set-property --runtime nd-plain NegativeDentryMax=
+tap_check "and goes back to the default over it, which systemd wrote" \
+	settles $plain/memory.negative_dentry.max 3000
+tap_check "and its runtime drop-in has the empty value" \
+	grep -qx "NegativeDentryMax=" /run/systemd/system.control/nd-plain.service.d/50-NegativeDentryMax.conf
+tap_check "systemd-run -p NegativeDentryMax= gives the default" \
+	systemd-run --unit nd-run-default -p NegativeDentryMax= /bin/sleep infinity
+tap_check "to the transient unit" \
+	settles $cg/nd-run-default.service/memory.negative_dentry.max 3000
+systemctl stop nd-run-default
 set_default 2500
 tap_check "a new default replaces the old one" \
 	settles $plain/memory.negative_dentry.max 2500
+applied
 tap_check "and leaves the one someone else wrote" \
 	equals "$(cat $cg/nd-runtime.scope/memory.negative_dentry.max)" 700
 systemctl daemon-reexec
+applied
 tap_check "across daemon-reexec too" \
 	equals "$(cat $plain/memory.negative_dentry.max) $(cat $cg/nd-runtime.scope/memory.negative_dentry.max)" \
 	"2500 700"
@@ -205,9 +263,9 @@ for runtime in docker crio; do
 	while [ $i -lt 100 ] && ! [ -d $cg/$runtime-nd1.scope ]; do sleep 0.1; i=$((i + 1)); done
 done
 tap_check "docker-.scope.d: a docker-<id>.scope gets 4000" \
-	equals "$(cat $cg/docker-nd1.scope/memory.negative_dentry.max)" 4000
+	settles $cg/docker-nd1.scope/memory.negative_dentry.max 4000
 tap_check "crio-.scope.d: a crio-<id>.scope gets 4500" \
-	equals "$(cat $cg/crio-nd1.scope/memory.negative_dentry.max)" 4500
+	settles $cg/crio-nd1.scope/memory.negative_dentry.max 4500
 systemctl stop nd-pod docker-nd1.scope crio-nd1.scope
 
 tap_done
