@@ -101,6 +101,10 @@ names_on() {	# names_on NAME: names() on the test device, mounted
 devices mkfs.ext4 -q -F
 names_on ext4
 run ext4 ext4 "" local
+# Made again: after ext4's tests the scratch device was seen to hold no
+# ext4 file system, and under -overlay fstests mounts it as ext4 without
+# making it, so every overlayfs test failed.
+devices mkfs.ext4 -q -F
 run overlay ext4 -overlay overlay
 devices mkfs.xfs -f
 names_on xfs
