@@ -707,6 +707,25 @@ static long evicted_files(const struct named_files *f)
 	return nd_dentry_state(0) - before;
 }
 
+/*
+ * Run this task and the children it forks on the first cpu it may use;
+ * @old receives the cpus it could use before, for sched_setaffinity().
+ */
+static int pin_to_one_cpu(cpu_set_t *old)
+{
+	cpu_set_t one;
+	int cpu;
+
+	CPU_ZERO(old);
+	if (sched_getaffinity(0, sizeof(*old), old))
+		return -1;
+	for (cpu = 0; cpu < CPU_SETSIZE && !CPU_ISSET(cpu, old); cpu++)
+		;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	return sched_setaffinity(0, sizeof(one), &one);
+}
+
 #define ORDER_FILES	2000
 
 /*
@@ -719,6 +738,11 @@ static long evicted_files(const struct named_files *f)
  * finds its pages there and asks the slab shrinkers for a few objects
  * only, from the head of the lists: without it, reclaim ends up scanning
  * every dentry, as their memory is freed after an RCU grace period only.
+ *
+ * The order is a node's: each NUMA node has lists of its own, and a
+ * dentry goes on those of the node it was allocated on. The test runs on
+ * one cpu, so that all its dentries share a node; on two, the parent's
+ * files could sit alone on the node that reclaim visits first.
  */
 static int test_negdentry_drain_keeps_lru_order(const char *root)
 {
@@ -729,7 +753,10 @@ static int test_negdentry_drain_keeps_lru_order(const char *root)
 	char *child = cg_name(root, "nd_order/child");
 	long before, own_evicted, gone_evicted;
 	int ret = KSFT_FAIL, i;
+	cpu_set_t cpus;
 
+	if (pin_to_one_cpu(&cpus))
+		goto out;
 	/* The parent's own files first, before it can have children. */
 	if (!parent || !child || mkdir(dirs[0], 0755) || cg_create(parent) ||
 	    cg_run(parent, named_files_fn, &own) ||
@@ -754,6 +781,7 @@ static int test_negdentry_drain_keeps_lru_order(const char *root)
 	if (gone_evicted >= ORDER_FILES / 4 && gone_evicted > own_evicted)
 		ret = KSFT_PASS;
 out:
+	sched_setaffinity(0, sizeof(cpus), &cpus);
 	cg_destroy(child);
 	cg_destroy(parent);
 	create_files(dirs[0], "own-", ORDER_FILES, true);
@@ -1761,17 +1789,39 @@ static bool have_negative_dentry_limits(const char *root)
 }
 
 /* Whether test @i is to run: each, or those named on the command line. */
-static bool selected(int i, int argc, char **argv)
+static bool known(const char *name)
 {
-	int arg;
+	int i;
 
-	for (arg = 1; arg < argc; arg++)
-		if (!strcmp(argv[arg], tests[i].name))
+	for (i = 0; i < ARRAY_SIZE(tests); i++)
+		if (!strcmp(name, tests[i].name))
 			return true;
-	return argc == 1;
+	return false;
 }
 
-/* test_negative_dentry [TEST...]: every test, or the tests named. */
+/*
+ * Whether test @i runs: with no names every test does, with names only
+ * those named; "-T NAME" leaves NAME out, as the kselftest harness's
+ * option does.
+ */
+static bool selected(int i, int argc, char **argv)
+{
+	bool named = false, any = false;
+	int arg;
+
+	for (arg = 1; arg < argc; arg++) {
+		if (!strcmp(argv[arg], "-T")) {
+			if (++arg < argc && !strcmp(argv[arg], tests[i].name))
+				return false;
+			continue;
+		}
+		any = true;
+		named |= !strcmp(argv[arg], tests[i].name);
+	}
+	return named || !any;
+}
+
+/* test_negative_dentry [-T TEST]... [TEST]...: every test, or those named. */
 int main(int argc, char **argv)
 {
 	char root[PATH_MAX];
@@ -1787,10 +1837,13 @@ int main(int argc, char **argv)
 			ksft_exit_skip("Failed to set memory controller\n");
 	if (!have_negative_dentry_limits(root))
 		ksft_exit_skip("no memory.negative_dentry.max in this kernel\n");
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], "-T") && !known(argv[i]))
+			ksft_exit_fail_msg("no test %s\n", argv[i]);
 	for (i = 0; i < ARRAY_SIZE(tests); i++)
 		planned += selected(i, argc, argv);
 	if (!planned)
-		ksft_exit_fail_msg("no test of that name\n");
+		ksft_exit_fail_msg("no test left to run\n");
 	ksft_set_plan(planned);
 	for (i = 0; i < ARRAY_SIZE(tests); i++) {
 		if (!selected(i, argc, argv))
