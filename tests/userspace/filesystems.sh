@@ -39,14 +39,7 @@ in_cg() { cg=$1; shift; (echo 0 >"$top/$cg/cgroup.procs" && exec "$@"); }
 # flood CGROUP DIR COUNT: COUNT missing names looked up in DIR
 flood() { in_cg "$1" "$negflood" -p "n$(date +%s%N)-" "$2" "$3" >/dev/null; }
 # soon TEST...: TEST holds within 10 s (reclaim and drains are work items)
-soon() {
-	soon_i=0
-	until "$@" >/dev/null 2>&1; do
-		[ $soon_i -ge 100 ] && { "$@"; return 1; }
-		sleep 0.1
-		soon_i=$((soon_i + 1))
-	done
-}
+soon() { within 10 "$@"; }
 current_below() { at_most "$(current "$1")" "$2"; }
 
 # The filesystems, each mounted at $mnt/<name>, with a directory d/ to

@@ -33,13 +33,21 @@ at_least() { [ -n "$1" ] && [ "$1" -ge "$2" ] || { echo "$1 is under $2"; return
 contains() { case $1 in *"$2"*) return 0 ;; esac; echo "no \"$2\" in: $1"; return 1; }
 mentions() { echo "$1" | grep -qi -- "$2" || { echo "no \"$2\" (any case) in: $1"; return 1; }; }
 equals() { [ "$1" = "$2" ] || { echo "\"$1\" is not \"$2\""; return 1; }; }
-# settles FILE VALUE: FILE holds VALUE within 5 s. systemd applies what a
-# daemon-reload changed from its event loop, after it has replied.
-settles() {
-	settles_i=0
-	while [ "$(cat "$1")" != "$2" ] && [ $settles_i -lt 50 ]; do
+# within SECONDS COMMAND [ARG...]: COMMAND succeeds within SECONDS, tried
+# every 0.1 s (its output is the last try's). systemd applies what a
+# daemon-reload changed from its event loop, after it has replied; reclaim
+# and drains are work items.
+within() {
+	within_tries=$(($1 * 10))
+	shift
+	within_i=0
+	until "$@" >/dev/null 2>&1 || [ $within_i -ge $within_tries ]; do
 		sleep 0.1
-		settles_i=$((settles_i + 1))
+		within_i=$((within_i + 1))
 	done
-	equals "$(cat "$1")" "$2"
+	"$@"
 }
+# holds FILE VALUE: FILE holds VALUE
+holds() { equals "$(cat "$1")" "$2"; }
+# settles FILE VALUE: FILE holds VALUE within 5 s
+settles() { within 5 holds "$1" "$2"; }
