@@ -10,6 +10,18 @@ here=$(cd "$(dirname "$0")" && pwd)
 prom=$here/../../userspace/prometheus
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# A systemd that knows NegativeDentryMax=, whatever this machine runs,
+# asked through a chroot of the -s root that runs it here; fake_systemctl
+# OUTPUT [STATUS] makes another.
+fake_systemctl() {
+	printf '#!/bin/sh\nprintf "%s"\nexit %d\n' "$1" "${2:-0}" >"$tmp/fake/systemctl"
+	chmod +x "$tmp/fake/systemctl"
+}
+mkdir -p "$tmp/fake"
+printf '#!/bin/sh\nshift\nexec "$@"\n' >"$tmp/fake/chroot"
+chmod +x "$tmp/fake/chroot"
+fake_systemctl 'infinity\n'
+PATH=$tmp/fake:$PATH
 n=0
 failed=0
 
@@ -30,7 +42,7 @@ check() {
 metrics() {
 	root=$1 file=$2
 	shift 2
-	(umask 077 && sh "$prom/negative-dentry-metrics" -r "$root" -o "$file" "$@")
+	(umask 077 && sh "$prom/negative-dentry-metrics" -r "$root" -s "$here/systemd" -o "$file" "$@")
 }
 equals() { [ "$1" = "$2" ] || { printf '%s\n!=\n%s\n' "$1" "$2"; return 1; }; }
 # the cgroup labels of the current series in file $1, one a line
@@ -67,10 +79,32 @@ mkdir -p "$tmp/base/init.scope" "$tmp/base/system.slice"
 echo 0 >"$tmp/base/system.slice/memory.current"
 metrics "$tmp/base" "$tmp/base.prom"
 check "without the kernel's files: exits 0" [ $? -eq 0 ]
-check "and writes HELP and TYPE only" [ "$(grep -vc '^#' "$tmp/base.prom")" = 0 ]
+check "and writes no cgroup's series" equals "$(grep -c '^cgroup_' "$tmp/base.prom")" 0
+check "but that the kernel has no limits" grep -qx 'negative_dentry_kernel_supported 0' "$tmp/base.prom"
 check "which promtool takes" lint "$tmp/base.prom"
 check "a cgroup root that is not there is an error" \
 	fails sh "$prom/negative-dentry-metrics" -r "$tmp/none" -o -
+check "and a systemd root that is not there" \
+	fails sh "$prom/negative-dentry-metrics" -r "$here/data" -s "$tmp/none" -o -
+
+# What systemd knows and what it was told. expected.prom has a systemd
+# that knows the property, and the files of systemd/ that set it to a
+# number: a drop-in, a transient unit and a unit with spaces around its
+# "=", the last counted once though enabled by a link; not an empty value
+# nor a default of infinity.
+machine() { metrics "$1" - | grep "^negative_dentry_$2 "; }
+check "files that set the property to a number are counted" \
+	equals "$(machine "$here/data" systemd_configured)" "negative_dentry_systemd_configured 3"
+fake_systemctl ''
+check "a systemd that shows it empty does not know it" \
+	equals "$(machine "$here/data" systemd_supported)" "negative_dentry_systemd_supported 0"
+fake_systemctl 'System has not been booted with systemd' 1
+check "without a systemd to ask there is no such series" \
+	equals "$(machine "$here/data" systemd_supported)" ""
+fake_systemctl 'infinity\n'
+mkdir -p "$tmp/nomemory/init.scope"
+check "nor a kernel series where no cgroup has the memory controller" \
+	equals "$(machine "$tmp/nomemory" kernel_supported)" ""
 
 # Filters on the cgroup path, an extended regular expression each.
 metrics "$here/data" "$tmp/in.prom" -i '^/system\.slice/'
@@ -95,8 +129,8 @@ NEGATIVE_DENTRY_CGROUP_INCLUDE='^/[^/]*$' NEGATIVE_DENTRY_CGROUP_EXCLUDE='^/user
 	metrics "$here/data" "$tmp/env.prom"
 check "the environment sets the same filters" diff -u "$tmp/both.prom" "$tmp/env.prom"
 metrics "$here/data" "$tmp/none.prom" -i '^/nothing'
-check "a filter matching nothing writes HELP and TYPE only" \
-	equals "$(grep -vc '^#' "$tmp/none.prom")" 0
+check "a filter matching nothing writes no cgroup's series" \
+	equals "$(grep -c '^cgroup_' "$tmp/none.prom")" 0
 
 # Bad arguments: exit 2, a message, and the file written before stays.
 # bad WHAT MESSAGE ARG...: so with each awk, whose own check refuses a

@@ -7,8 +7,9 @@
 # README gives for the machine-wide counts. Printed as TAP.
 #
 # On a kernel without negative dentry limits (VMRUN_KERNEL=base): the
-# program runs and writes a file node_exporter takes, with no series, and
-# the sysctl collector serves fs.dentry-state.
+# program runs and writes a file node_exporter takes, with no cgroup's
+# series and one saying the kernel lacks the limits, and the sysctl
+# collector serves fs.dentry-state.
 # shellcheck disable=SC2317 # functions called by wait_for and tap_check
 . ./tap.sh
 
@@ -111,9 +112,15 @@ tap_check "its sysctl collector serves the negative dentries of the machine" \
 tap_check "and all dentries" has "node_sysctl_fs_dentry_state_nr_dentry "
 tap_check "and without an error" has 'node_scrape_collector_success{collector="sysctl"} 1'
 
+# Whether what systemd is told can be applied: our systemd knows the
+# property on both kernels; the slice and the unit set it.
+tap_check "negative_dentry_systemd_supported is 1" has "negative_dentry_systemd_supported 1"
+tap_check "negative_dentry_systemd_configured counts the slice and the unit" \
+	between "$(printf '%s\n' "$metrics" | awk '$1 == "negative_dentry_systemd_configured" { print $2 }')" 2 99
 if [ "$VMRUN_KERNEL" = base ]; then
-	tap_check "the file has no series" \
-		equals "$(grep -vc '^#' $prom)" 0
+	tap_check "the file has no cgroup's series" \
+		equals "$(grep -c '^cgroup_' $prom)" 0
+	tap_check "and says the kernel has no limits" has "negative_dentry_kernel_supported 0"
 	tap_check "node_exporter has no cgroup_negative_dentry_current series" \
 		fails has "cgroup_negative_dentry_current{"
 	done_here
@@ -145,6 +152,7 @@ tap_check "the slice's events_total counts the unit's events" \
 tap_check "but its events_local_total is 0: it never reached its own limit" \
 	equals "$(value cgroup_negative_dentry_events_local_total "/$slice")" 0
 tap_check "node_textfile_scrape_error is still 0" has "node_textfile_scrape_error 0"
+tap_check "negative_dentry_kernel_supported is 1" has "negative_dentry_kernel_supported 1"
 tap_check "node_sysctl_fs_dentry_dir_max is served" has "node_sysctl_fs_dentry_dir_max "
 
 # The filter, from the service's environment file. The timer stops first:
