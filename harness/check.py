@@ -6,7 +6,8 @@ build/check/<suite>.log) and judges what came back:
   harness    vm-run's own promises: exit status, WARN, KASAN, timeout, bad
              script;
              README.md's package table is the one harness/deps.sh installs;
-             the Prometheus metrics and alerts (tests/prometheus, no guest);
+             the Prometheus metrics and alerts (tests/prometheus) and the
+             Kubernetes manifests (tests/kubernetes), with no guest;
   upstream   the cgroup selftests test_core, test_kmem and test_memcontrol
              on the base and the patched kernel: each result must be the
              one tests/upstream/known-results expects, and both kernels
@@ -118,6 +119,16 @@ def readme_packages():
     return re.findall(r"^\| `([^`]+)` \| (.+?) \|$", section, re.M)
 
 
+# Tests of userspace/ that need no guest: (script, what it checks).
+HOST_TESTS = [
+    ("tests/prometheus/run.sh", "negative-dentry-metrics output, promtool "
+     "check metrics and test rules"),
+    ("tests/kubernetes/check.py", "the Kubernetes manifests build with "
+     "kubectl kustomize, fit their types and refer to each other; the "
+     "admission policy's table"),
+]
+
+
 def harness_suite(guest, r):
     listed = subprocess.run([os.path.join(ROOT, "harness", "deps.sh"),
                              "--list"], capture_output=True, text=True,
@@ -126,15 +137,14 @@ def harness_suite(guest, r):
     r.check(readme_packages() == want,
             "README.md lists the packages harness/deps.sh installs",
             f"README {readme_packages()} != deps.sh {want}")
-    res = subprocess.run(["sh", os.path.join(ROOT, "tests", "prometheus",
-                                             "run.sh")],
-                         capture_output=True, text=True)
-    lines = (res.stdout + res.stderr).splitlines()
-    for line in lines[-40:] if res.returncode else []:
-        print(f"    {line}")
-    r.check(res.returncode == 0, "tests/prometheus: negative-dentry-metrics "
-            "output, promtool check metrics and test rules",
-            "; ".join(l for l in lines if l.startswith("not ok")))
+    for script, what in HOST_TESTS:
+        res = subprocess.run([os.path.join(ROOT, script)],
+                             capture_output=True, text=True)
+        lines = (res.stdout + res.stderr).splitlines()
+        for line in lines[-40:] if res.returncode else []:
+            print(f"    {line}")
+        r.check(res.returncode == 0, f"{script}: {what}",
+                "; ".join(l for l in lines if l.startswith("not ok")))
     kernel = "patched-debug"
     status, _ = guest.run(kernel, "tests/harness/exit3.sh", TIMEOUT_SCRIPT,
                           "exit3")

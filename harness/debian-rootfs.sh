@@ -2,7 +2,7 @@
 # harness/debian-rootfs.sh DIR: a Debian 12 root filesystem for the Debian
 # guest, made by debootstrap with guest/debian/packages and kept until that
 # list changes. Adds the vm-run unit, the Prometheus metrics program and its
-# units, and the static test programs.
+# units, the Kubernetes node script, and the static test programs.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=$1
@@ -33,6 +33,8 @@ ln -sf /etc/systemd/system/vmrun.service "$dir/etc/systemd/system/default.target
 install -m 755 "$root/userspace/prometheus/negative-dentry-metrics" "$dir/usr/local/sbin/"
 install -m 644 "$root/userspace/prometheus/negative-dentry-metrics.service" \
 	"$root/userspace/prometheus/negative-dentry-metrics.timer" "$dir/etc/systemd/system/"
+# What the Kubernetes DaemonSet of userspace/kubernetes runs on a node.
+install -m 755 "$root/userspace/kubernetes/negative-dentry-kubepods" "$dir/usr/local/sbin/"
 # The sysctl.d example of userspace/sysctl.d, where Debian keeps examples:
 # in /etc/sysctl.d it would apply to every suite.
 install -D -m 644 "$root/userspace/sysctl.d/60-negative-dentry.conf" \

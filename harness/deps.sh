@@ -7,7 +7,8 @@
 #               the tests, make deb and make bench: all make run needs
 #   userspace   also a deb-src entry and the build dependencies of the
 #               pinned Debian systemd (make check builds it for the Debian
-#               guest)
+#               guest), and Debian's kubectl unpacked into build/tools
+#               (tests/kubernetes)
 #   fstests     also what building fstests needs (make fstests)
 #   --list      print the packages and why, one a line
 #
@@ -48,6 +49,7 @@ kmod make deb: depmod of the packaged modules
 stress-ng the stress suite's load, staged into the busybox guest
 gdb make insn-trace: single-stepping the guests through QEMU's gdb stub
 prometheus promtool, for tests/prometheus: the metrics file and the alert rules
+python3-yaml tests/kubernetes: reading the Kubernetes manifests
 EOF
 }
 
@@ -82,6 +84,25 @@ if [ "${1:-}" = fstests ]; then
 	exit 0
 fi
 [ "${1:-}" = userspace ] || exit 0
+
+# kubectl kustomize for tests/kubernetes: Debian's kubernetes-client,
+# unpacked into build/tools rather than installed, as a kubectl of another
+# package (the Google Cloud SDK's) may own /usr/bin/kubectl.
+tools=$root/build/tools
+if ! [ -x "$tools/usr/bin/kubectl" ]; then
+	echo "deps: unpacking kubernetes-client into $tools"
+	mkdir -p "$tools"
+	rm -f "$tools"/kubernetes-client_*.deb
+	(
+		cd "$tools"
+		apt-get download -q kubernetes-client >/dev/null 2>&1 || {
+			apt-get update -q >/dev/null
+			apt-get download -q kubernetes-client >/dev/null
+		}
+	)
+	dpkg-deb -x "$tools"/kubernetes-client_*.deb "$tools"
+	rm -f "$tools"/kubernetes-client_*.deb
+fi
 
 # Debian's systemd, built from source for the Debian guest: apt-get source
 # needs a deb-src entry, and the build its build dependencies.

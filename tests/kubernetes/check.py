@@ -1,0 +1,306 @@
+#!/usr/bin/python3
+"""The Kubernetes manifests of userspace/, checked offline on the host.
+
+kubectl, which needs an API server for --dry-run=client, is used only to
+build userspace/kustomization.yaml (kubectl kustomize; Debian's, unpacked by
+harness/deps.sh). Then each object it gives must be:
+- of a kind Kubernetes serves at that apiVersion, with only the fields its
+  type has and values its enums take (SCHEMA: the part of the API these
+  manifests use, as in the API reference), so that a misspelt field fails
+  here as kubectl's strict validation would fail it in a cluster;
+- in the namespace negative-dentry if its kind is namespaced, in none if not;
+- consistent: a DaemonSet's selector matches its pods, each mount names a
+  volume, each ConfigMap volume a ConfigMap of the build, each command a
+  script of a mounted ConfigMap, each variable set one the script reads.
+The admission policy's binding must name it, and its expression, whose shape
+is fixed here, must let through exactly the CRI-O annotations of ANNOTATIONS
+that set memory.negative_dentry.max only. prometheusrule.sh must carry
+negative-dentry-alerts.yml's groups. Prints TAP; exits 1 if a test failed.
+"""
+import os
+import re
+import subprocess
+import sys
+
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__))))
+USERSPACE = os.path.join(ROOT, "userspace")
+KUBECTL = os.path.join(ROOT, "build", "tools", "usr", "bin", "kubectl")
+NAMESPACE = "negative-dentry"
+
+# Types by name: a dict of field -> type, where a type is str, int, bool,
+# dict (a map of strings), a set (a string out of those), a type name, or a
+# one-element list (a list of that type).
+META = {"name": str, "namespace": str, "labels": dict, "annotations": dict}
+TOP = {"apiVersion": str, "kind": str, "metadata": "ObjectMeta"}
+SCHEMA = {
+    "ObjectMeta": META,
+    "v1/Namespace": TOP,
+    "v1/ConfigMap": {**TOP, "data": dict},
+    "apps/v1/DaemonSet": {**TOP, "spec": "DaemonSetSpec"},
+    "DaemonSetSpec": {"selector": "LabelSelector",
+                      "template": "PodTemplateSpec",
+                      "updateStrategy": "DaemonSetUpdateStrategy"},
+    "DaemonSetUpdateStrategy": {"type": {"RollingUpdate", "OnDelete"},
+                                "rollingUpdate": dict},
+    "LabelSelector": {"matchLabels": dict},
+    "PodTemplateSpec": {"metadata": "ObjectMeta", "spec": "PodSpec"},
+    "PodSpec": {"automountServiceAccountToken": bool,
+                "priorityClassName": str, "nodeSelector": dict,
+                "tolerations": ["Toleration"], "containers": ["Container"],
+                "terminationGracePeriodSeconds": int, "volumes": ["Volume"]},
+    "Toleration": {"key": str, "operator": {"Exists", "Equal"},
+                   "value": str,
+                   "effect": {"NoSchedule", "PreferNoSchedule", "NoExecute"}},
+    "Container": {"name": str, "image": str, "command": [str],
+                  "args": [str], "env": ["EnvVar"],
+                  "securityContext": "SecurityContext",
+                  "resources": "ResourceRequirements",
+                  "volumeMounts": ["VolumeMount"]},
+    "EnvVar": {"name": str, "value": str},
+    "SecurityContext": {"runAsUser": int, "privileged": bool,
+                        "allowPrivilegeEscalation": bool,
+                        "readOnlyRootFilesystem": bool,
+                        "capabilities": "Capabilities",
+                        "seLinuxOptions": "SELinuxOptions",
+                        "seccompProfile": "SeccompProfile"},
+    "SELinuxOptions": {"user": str, "role": str, "type": str, "level": str},
+    "SeccompProfile": {"type": {"RuntimeDefault", "Unconfined",
+                                "Localhost"},
+                       "localhostProfile": str},
+    "Capabilities": {"add": [str], "drop": [str]},
+    "ResourceRequirements": {"requests": dict, "limits": dict},
+    "VolumeMount": {"name": str, "mountPath": str, "readOnly": bool},
+    "Volume": {"name": str, "hostPath": "HostPathVolumeSource",
+               "configMap": "ConfigMapVolumeSource", "emptyDir": dict},
+    "HostPathVolumeSource": {"path": str,
+                             "type": {"", "DirectoryOrCreate", "Directory",
+                                      "FileOrCreate", "File", "Socket",
+                                      "CharDevice", "BlockDevice"}},
+    "ConfigMapVolumeSource": {"name": str, "defaultMode": int},
+    "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy":
+        {**TOP, "spec": "ValidatingAdmissionPolicySpec"},
+    "ValidatingAdmissionPolicySpec": {
+        "failurePolicy": {"Fail", "Ignore"},
+        "matchConstraints": "MatchResources",
+        "validations": ["Validation"]},
+    "MatchResources": {"resourceRules": ["NamedRuleWithOperations"]},
+    "NamedRuleWithOperations": {
+        "apiGroups": [str], "apiVersions": [str], "resources": [str],
+        "operations": [{"CREATE", "UPDATE", "DELETE", "CONNECT", "*"}]},
+    "Validation": {"expression": str, "message": str,
+                   "reason": {"Unauthorized", "Forbidden", "Invalid",
+                              "RequestEntityTooLarge"}},
+    "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding":
+        {**TOP, "spec": "ValidatingAdmissionPolicyBindingSpec"},
+    "ValidatingAdmissionPolicyBindingSpec": {
+        "policyName": str, "validationActions": [{"Deny", "Warn", "Audit"}]},
+    "monitoring.coreos.com/v1/PrometheusRule": {**TOP, "spec": "RuleSpec"},
+    "RuleSpec": {"groups": ["RuleGroup"]},
+    "RuleGroup": {"name": str, "interval": str, "rules": ["Rule"]},
+    "Rule": {"alert": str, "record": str, "expr": str, "for": str,
+             "labels": dict, "annotations": dict},
+}
+CLUSTER_SCOPED = {"Namespace", "ValidatingAdmissionPolicy",
+                  "ValidatingAdmissionPolicyBinding"}
+
+# The policy's expression with its literals as {}: the test below knows
+# what this shape computes.
+POLICY_SHAPE = ("!has(object.metadata.annotations) || "
+                "object.metadata.annotations.all(k, "
+                "!(k.startsWith({}) || k.startsWith({})) || "
+                "object.metadata.annotations[k].matches({}))")
+CRIO_KEYS = ["unified-cgroup.crio.io", "io.kubernetes.cri-o.UnifiedCgroup"]
+ND = "memory.negative_dentry.max"
+# (annotations, admitted)
+ANNOTATIONS = [
+    ({}, True),
+    ({"example.com/other": "memory.max=1"}, True),
+    ({"unified-cgroup.crio.io/app": ND + "=MTAwMA=="}, True),
+    ({"io.kubernetes.cri-o.UnifiedCgroup.app": ND + "=1000"}, True),
+    ({"unified-cgroup.crio.io/app": f"{ND}=1000;{ND}=2000"}, True),
+    ({"unified-cgroup.crio.io/app": "memory.max=1000000"}, False),
+    ({"io.kubernetes.cri-o.UnifiedCgroup.app": "pids.max=max"}, False),
+    ({"unified-cgroup.crio.io/app": f"{ND}=1000;memory.max=1"}, False),
+    ({"unified-cgroup.crio.io/app": f"memory.max=1;{ND}=1000"}, False),
+    ({"unified-cgroup.crio.io/a": ND + "=1",
+      "unified-cgroup.crio.io/b": "memory.high=1"}, False),
+    ({"unified-cgroup.crio.io/app": " " + ND + "=1"}, False),
+    ({"unified-cgroup.crio.io/app": ND + "=1;"}, False),
+    ({"unified-cgroup.crio.io/app": ND + "x=1"}, False),
+    ({"unified-cgroup.crio.io/app": ND}, False),
+    ({"unified-cgroup.crio.io": "memory.max=1"}, False),
+]
+
+n = 0
+failed = 0
+
+
+def check(ok, name, why=""):
+    global n, failed
+    n += 1
+    if not ok:
+        failed += 1
+        for line in str(why).splitlines():
+            print(f"# {line}")
+    print(f"{'ok' if ok else 'not ok'} {n} {name}")
+
+
+def schema_errors(value, typ, path):
+    """What in value does not fit typ, a line each."""
+    if isinstance(typ, str):
+        typ = SCHEMA[typ]
+    if isinstance(typ, set):
+        return [] if value in typ else [f"{path}: {value!r} not one of "
+                                        f"{sorted(typ)}"]
+    if isinstance(typ, list):
+        if not isinstance(value, list):
+            return [f"{path}: not a list"]
+        return [e for i, v in enumerate(value)
+                for e in schema_errors(v, typ[0], f"{path}[{i}]")]
+    if typ is dict:
+        ok = isinstance(value, dict) and all(
+            isinstance(v, str) for v in value.values())
+        return [] if ok else [f"{path}: not a map of strings"]
+    if isinstance(typ, dict):
+        if not isinstance(value, dict):
+            return [f"{path}: not an object"]
+        return [e for k, v in value.items()
+                for e in ([f"{path}.{k}: no such field"] if k not in typ
+                          else schema_errors(v, typ[k], f"{path}.{k}"))]
+    # bool is an int in Python: ask for the exact type
+    return [] if type(value) is typ else [f"{path}: not {typ.__name__}"]
+
+
+def cel_string(literal):
+    """The value of a single-quoted CEL string literal."""
+    assert literal[0] == literal[-1] == "'"
+    return re.sub(r"\\(.)", r"\1", literal[1:-1])
+
+
+def admitted(expression, annotations):
+    """What POLICY_SHAPE, with the literals of expression, says of a pod
+    with these annotations; RE2's $ is the end of the text."""
+    literals = re.findall(r"'(?:[^'\\]|\\.)*'", expression)
+    one, two, pattern = (cel_string(x) for x in literals)
+    pattern = re.sub(r"\$$", r"\\Z", pattern)
+    return all(not (k.startswith(one) or k.startswith(two)) or
+               re.search(pattern, v) for k, v in annotations.items())
+
+
+def daemonset_checks(ds, configmaps, scripts):
+    name = ds["metadata"]["name"]
+    spec = ds["spec"]
+    pod = spec["template"]["spec"]
+    labels = spec["template"]["metadata"].get("labels", {})
+    check(spec["selector"]["matchLabels"].items() <= labels.items(),
+          f"{name}: the selector matches its pods")
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    for c in pod["containers"]:
+        mounts = {m["mountPath"]: m["name"] for m in c["volumeMounts"]}
+        check(set(mounts.values()) <= volumes.keys(),
+              f"{name}: each mount names a volume", mounts)
+        # the script the container runs, and the variables it sets
+        for path, vol in mounts.items():
+            cm = volumes[vol].get("configMap")
+            if not cm:
+                continue
+            check(cm["name"] in configmaps,
+                  f"{name}: volume {vol} is a ConfigMap of the build",
+                  f"{cm['name']} not in {sorted(configmaps)}")
+            keys = configmaps.get(cm["name"], {})
+            run = [w for w in " ".join(c["command"]).split()
+                   if w.startswith(path + "/")]
+            check(run and all(w[len(path) + 1:] in keys for w in run),
+                  f"{name}: runs a script of ConfigMap {cm['name']}",
+                  f"{run} against {sorted(keys)}")
+            for var in (e["name"] for e in c.get("env", [])):
+                read = re.compile(r"\$\{?" + var + r"\b")
+                check(any(read.search(line) for k in keys
+                          for line in scripts[k].splitlines()
+                          if not line.lstrip().startswith("#")),
+                      f"{name}: the script reads ${var}")
+    for vol in volumes.values():
+        if "hostPath" in vol:
+            check(vol["hostPath"]["path"].startswith("/"),
+                  f"{name}: hostPath {vol['name']} is absolute")
+
+
+def main():
+    build = subprocess.run([KUBECTL, "kustomize", USERSPACE],
+                           capture_output=True, text=True)
+    check(build.returncode == 0, "kubectl kustomize builds userspace/",
+          build.stderr)
+    objects = list(yaml.safe_load_all(build.stdout)) if \
+        build.returncode == 0 else []
+    rule = subprocess.run(["sh", os.path.join(USERSPACE, "prometheus",
+                                              "prometheusrule.sh")],
+                          capture_output=True, text=True, check=True)
+    objects.append(yaml.safe_load(rule.stdout))
+    kinds = sorted(o["kind"] for o in objects)
+    check(kinds == ["ConfigMap", "ConfigMap", "DaemonSet", "DaemonSet",
+                    "Namespace", "PrometheusRule",
+                    "ValidatingAdmissionPolicy",
+                    "ValidatingAdmissionPolicyBinding"],
+          "the build holds the objects the README names", kinds)
+    for o in objects:
+        kind, name = o["kind"], o["metadata"]["name"]
+        typ = f"{o['apiVersion']}/{kind}"
+        check(typ in SCHEMA, f"{kind} {name}: {o['apiVersion']} serves it")
+        errors = schema_errors(o, typ, kind) if typ in SCHEMA else []
+        check(not errors, f"{kind} {name}: every field is one of its type",
+              "\n".join(errors))
+        want = None if kind in CLUSTER_SCOPED else NAMESPACE
+        check(o["metadata"].get("namespace") == want,
+              f"{kind} {name}: in " +
+              (f"namespace {want}" if want else "no namespace"))
+    by_kind = {}
+    for o in objects:
+        by_kind.setdefault(o["kind"], []).append(o)
+    ns = by_kind["Namespace"][0]["metadata"]
+    check(ns["name"] == NAMESPACE and ns["labels"].get(
+        "pod-security.kubernetes.io/enforce") == "privileged",
+        "the namespace lets its pods mount host paths")
+
+    configmaps = {c["metadata"]["name"]: c["data"]
+                  for c in by_kind["ConfigMap"]}
+    scripts = {k: v for data in configmaps.values() for k, v in data.items()}
+    for ds in by_kind["DaemonSet"]:
+        daemonset_checks(ds, configmaps, scripts)
+
+    policy = by_kind["ValidatingAdmissionPolicy"][0]
+    binding = by_kind["ValidatingAdmissionPolicyBinding"][0]
+    check(binding["spec"]["policyName"] == policy["metadata"]["name"] and
+          binding["spec"]["validationActions"] == ["Deny"],
+          "the binding denies what the policy refuses")
+    rules = policy["spec"]["matchConstraints"]["resourceRules"]
+    check(any(r["resources"] == ["pods"] and r["apiGroups"] == [""] and
+              {"CREATE", "UPDATE"} <= set(r["operations"]) for r in rules),
+          "the policy judges pods as they are created and updated")
+    (validation,) = policy["spec"]["validations"]
+    expression = validation["expression"]
+    literals = re.findall(r"'(?:[^'\\]|\\.)*'", expression)
+    check(re.sub(r"'(?:[^'\\]|\\.)*'", "{}", expression) == POLICY_SHAPE,
+          "the policy's expression has the shape this test evaluates",
+          expression)
+    check([cel_string(x) for x in literals[:2]] == CRIO_KEYS,
+          "it judges both names of CRI-O's annotation", literals)
+    for annotations, want in ANNOTATIONS:
+        got = admitted(expression, annotations) if len(literals) == 3 \
+            else None
+        check(got == want, f"it {'admits' if want else 'refuses'} "
+              f"{annotations or 'a pod without annotations'}")
+
+    with open(os.path.join(USERSPACE, "prometheus",
+                           "negative-dentry-alerts.yml")) as f:
+        alerts = yaml.safe_load(f)
+    check(objects[-1]["spec"] == alerts,
+          "prometheusrule.sh carries negative-dentry-alerts.yml's groups")
+    print(f"1..{n}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
