@@ -12,6 +12,9 @@
 #   make fstests             fstests on the base kernel and ours
 #   make workloads           the negative dentries real programs make
 #   make deb                 kernel packages (CONFIG=small|cloud|debian)
+#   make systemd-deb         Debian's systemd packages with our series
+#   make repo                an apt repository of them and the kernels
+#   make repo-check          install, upgrade and roll back with apt
 #
 # KERNEL=patched|base picks the kernel; DEBUG=1 the kernel with the debug
 # checkers (lockdep, KASAN, ...), the default of vm-run, DEBUG=0 the one
@@ -54,7 +57,7 @@ PATCH := $(BUILD)/negative-dentry.patch
 # The unit tests of the harness itself, before anything is built.
 HARNESS_TESTS := python3 -m unittest discover -s harness -p '*_test.py'
 
-.PHONY: run check fresh-check distro-check fstests workloads stress stress-stage bench insn-trace deb vm-run patch series-check harness-test deps tree kernel initramfs debian-rootfs clean
+.PHONY: run check fresh-check distro-check fstests workloads stress stress-stage bench insn-trace deb systemd-deb repo repo-check vm-run patch series-check harness-test deps tree kernel initramfs debian-rootfs clean
 
 run: DEBUG_DEFAULT := 0
 run: kernel initramfs
@@ -167,6 +170,30 @@ distro-check: debian-rootfs stress-stage
 CONFIG ?= small
 deb: tree
 	harness/deb.sh $(KERNEL) $(CONFIG)
+
+# make systemd-deb: Debian's packages of systemd, built as Debian builds
+# them with userspace/systemd's series in debian/patches, in
+# build/deb/systemd (an hour from cold; skipped when they are up to date).
+# make repo: those and each kernel make deb built, as a signed apt
+# repository in build/repo (harness/repo.sh).
+systemd-deb:
+	harness/deps.sh userspace
+	harness/systemd.sh deb
+repo: systemd-deb
+	harness/repo.sh
+
+# make repo-check: the Debian guest, with Debian's systemd, installs ours
+# from that repository with apt-get, keeps it over Debian's next upload
+# and rolls back (tests/userspace/apt.sh). Not in make check: it needs the
+# packages.
+REPO_ROOTFS := $(BUILD)/repo-check/rootfs
+repo-check: DEBUG_DEFAULT := 0
+repo-check: GUEST := debian
+repo-check: ROOTFS = $(REPO_ROOTFS)
+repo-check: debian-rootfs repo
+	harness/repo-rootfs.sh $(DEBIAN_ROOTFS) $(REPO_ROOTFS)
+	$(VMRUN) --image $(call image,patched) --kernel patched \
+		--log $(BUILD)/repo-check/console.log tests/userspace/apt.sh
 
 vm-run: DEBUG_DEFAULT := 1
 vm-run: kernel $(if $(filter debian,$(GUEST)),debian-rootfs,initramfs)

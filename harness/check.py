@@ -126,6 +126,8 @@ HOST_TESTS = [
     ("tests/kubernetes/check.py", "the Kubernetes manifests build with "
      "kubectl kustomize, fit their types and refer to each other; the "
      "admission policy's table"),
+    ("tests/apt/pin.sh", "apt, reading userspace/apt's pin, keeps our "
+     "systemd over Debian's next upload, and rolls back"),
 ]
 
 

@@ -50,6 +50,9 @@ stress-ng the stress suite's load, staged into the busybox guest
 gdb make insn-trace: single-stepping the guests through QEMU's gdb stub
 prometheus promtool, for tests/prometheus: the metrics file and the alert rules
 python3-yaml tests/kubernetes: reading the Kubernetes manifests
+apt-utils apt-ftparchive, for make repo and tests/apt's package lists
+gpg make repo: signing the repository
+gpg-agent make repo: gpg keeps secret keys through it
 EOF
 }
 

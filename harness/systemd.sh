@@ -9,6 +9,10 @@
 #                                    its unit tests
 #   harness/systemd.sh install ROOT  put the built libraries and programs
 #                                    in a Debian root filesystem
+#   harness/systemd.sh deb           Debian's packages of it, as Debian
+#                                    builds them (man pages, LTO), with
+#                                    the series in debian/patches, in
+#                                    build/deb/systemd/ (make systemd-deb)
 #   harness/systemd.sh import|export edit the series as commits of a git
 #                                    tree (build/systemd/series), as
 #                                    harness/series.py does for the kernel
@@ -25,6 +29,9 @@ base=$work/src
 tree=$work/tree
 obj=$work/obj
 tests="test-load-fragment"
+# A version that sorts after Debian's own, and before its next upload:
+# raise the number when the series changes.
+pkgversion=$version+negdentry1
 targets="src/core/libsystemd-core-252.so src/shared/libsystemd-shared-252.so
 systemctl systemd-run systemd $tests"
 
@@ -73,6 +80,46 @@ install)
 		patchelf --set-rpath "$libdir" "$f"
 	done
 	;;
+deb)
+	source_tree
+	out=$root/build/deb/systemd
+	# Only when the version or the series changed: the link with LTO
+	# takes minutes even when ccache has every object.
+	# shellcheck disable=SC2046
+	sum=$( (echo "$pkgversion" && cd "$patches" && cat version series $(cat series)) |
+		sha256sum | cut -c1-16)
+	if [ "$(cat "$out/.negdentry-series" 2>/dev/null)" = "$sum" ]; then
+		echo "systemd: packages of $pkgversion are up to date in $out"
+		exit 0
+	fi
+	# dpkg-source -x applied Debian's patches; dpkg-buildpackage applies
+	# ours, the last in debian/patches/series, as a Debian upload would.
+	pkg=$work/pkg/systemd-$pkgversion
+	rm -rf "$work/pkg" && mkdir -p "$work/pkg"
+	cp -a "$base" "$pkg"
+	while IFS= read -r p; do
+		cp "$patches/$p" "$pkg/debian/patches/"
+		echo "$p" >>"$pkg/debian/patches/series"
+	done <"$patches/series"
+	{
+		printf 'systemd (%s) bookworm; urgency=medium\n\n' "$pkgversion"
+		printf '  * Add NegativeDentryMax= and DefaultNegativeDentryMax=\n'
+		printf '    (memory.negative_dentry.max), from userspace/systemd.\n\n'
+		printf ' -- Negative dentry limits <negdentry@localhost>  %s\n\n' \
+			"$(git -C "$root" log -1 --format=%aD -- userspace/systemd)"
+		cat "$base/debian/changelog"
+	} >"$pkg/debian/changelog"
+	# Not the test suite (make check runs the parser's), nor the
+	# installer's udebs; ccache keeps a rebuild short.
+	log=$work/pkg.log
+	(cd "$pkg" && CC="ccache gcc" DEB_BUILD_OPTIONS="nocheck parallel=$(nproc)" \
+		DEB_BUILD_PROFILES=noudeb dpkg-buildpackage -b -uc -us) >"$log" 2>&1 ||
+		{ tail -30 "$log" >&2; exit 1; }
+	rm -rf "$out" && mkdir -p "$out"
+	mv "$work/pkg"/*.deb "$out/"
+	echo "$sum" >"$out/.negdentry-series"
+	ls "$out"
+	;;
 import)
 	source_tree
 	"$root/harness/series.py" import "$base" "$patches" "$work/series"
@@ -81,7 +128,7 @@ export)
 	"$root/harness/series.py" export "$base" "$patches" "$work/series"
 	;;
 *)
-	sed -n '2,18s/^# \{0,1\}//p' "$0"
+	sed -n '2,22s/^# \{0,1\}//p' "$0"
 	exit 2
 	;;
 esac

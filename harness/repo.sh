@@ -1,0 +1,48 @@
+#!/bin/sh
+# harness/repo.sh: the apt repository that operators install from (make
+# repo), in build/repo: our systemd (make systemd-deb) and each kernel make
+# deb built (build/deb/patched-*), as a flat repository that apt-ftparchive
+# indexes and gpg signs. Beside the packages go the public key and
+# userspace/apt's sources and preferences files, which is all a machine
+# needs: copy the folder to /srv/negdentry (docs/user-guide.md, "Installing
+# with apt").
+#
+# The key is generated on the first run and kept in build/repo-key; with
+# GNUPGHOME and REPO_KEY set, the key REPO_KEY names signs instead.
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+repo=$root/build/repo
+set -- "$root"/build/deb/systemd/*.deb
+[ -f "$1" ] || { echo "repo.sh: no systemd packages: make systemd-deb" >&2; exit 1; }
+if [ -z "${REPO_KEY:-}" ]; then
+	export GNUPGHOME="$root/build/repo-key"
+	REPO_KEY="negdentry repository <negdentry@localhost>"
+	if ! gpg --batch --list-secret-keys "$REPO_KEY" >/dev/null 2>&1; then
+		mkdir -p "$GNUPGHOME" && chmod 700 "$GNUPGHOME"
+		gpg --batch --quiet --passphrase '' --quick-gen-key "$REPO_KEY" \
+			ed25519 sign never
+	fi
+fi
+rm -rf "$repo" && mkdir -p "$repo"
+# Not the -dbgsym packages, which Debian keeps in an archive of their own
+# (debian-debug): they stay in build/deb/systemd.
+for deb; do
+	case $deb in *-dbgsym_*) ;; *) cp -l "$deb" "$repo/" ;; esac
+done
+for k in "$root"/build/deb/patched-*/; do
+	[ -d "$k" ] && cp -l "$k"*.deb "$repo/"
+done
+cd "$repo"
+apt-ftparchive packages . >Packages 2>"$repo.log"
+xz -k Packages
+# The origin is what userspace/apt/negdentry.pref pins.
+apt-ftparchive -o APT::FTPArchive::Release::Origin=negdentry \
+	-o APT::FTPArchive::Release::Label=negdentry \
+	-o APT::FTPArchive::Release::Architectures=amd64 \
+	release . >"$repo.Release"
+mv "$repo.Release" Release
+gpg --batch --yes --quiet --local-user "$REPO_KEY" --clearsign -o InRelease Release
+gpg --batch --yes --quiet --local-user "$REPO_KEY" -abs -o Release.gpg Release
+gpg --batch --export "$REPO_KEY" >negdentry-archive-keyring.gpg
+cp "$root"/userspace/apt/negdentry.pref "$root"/userspace/apt/negdentry.sources .
+echo "repo.sh: $(grep -c '^Package:' Packages) packages in $repo"
