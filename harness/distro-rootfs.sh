@@ -4,11 +4,12 @@
 # (build/debian/rootfs) with the cloud kernel make deb CONFIG=cloud
 # packaged installed by apt, as on a host, with initramfs-tools to make its
 # initramfs (the cloud kernel's disk drivers and most filesystems are
-# modules), and the test programs of the busybox guest.
+# modules), the test programs of the busybox guest, and bpftrace with
+# userspace/bpftrace's programs (tests/userspace/bpftrace.sh).
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 kernel=${1:-}
-case $kernel in patched | base) ;; *) sed -n '2,7s/^# \{0,1\}//p' "$0"; exit 2 ;; esac
+case $kernel in patched | base) ;; *) sed -n '2,8s/^# \{0,1\}//p' "$0"; exit 2 ;; esac
 debs=$root/build/deb/$kernel-cloud
 dir=$root/build/distro/$kernel/rootfs
 set -- "$debs"/linux-image-*.deb
@@ -21,6 +22,8 @@ mkdir -p "$(dirname "$dir")"
 cp -a "$root/build/debian/rootfs" "$dir"
 cp "$1" "$dir/tmp/"
 cp "$root"/build/guest/bin/* "$dir/usr/local/bin/"
+mkdir -p "$dir/usr/local/share/negative-dentry/bpftrace"
+cp "$root"/userspace/bpftrace/*.bt "$dir/usr/local/share/negative-dentry/bpftrace/"
 cp /etc/resolv.conf "$dir/etc/resolv.conf"
 # apt in the root, as for make debian-rootfs's dpkg: apt would look the
 # root's users up on this machine otherwise. /proc for the maintainer
@@ -31,7 +34,7 @@ trap 'umount "$dir/proc"' EXIT
 # with it configured, which apt does after the kernel in one transaction.
 chroot "$dir" sh -c 'export DEBIAN_FRONTEND=noninteractive
 	install="apt-get -q -y --no-install-recommends install"
-	{ apt-get -q update && $install initramfs-tools &&
+	{ apt-get -q update && $install initramfs-tools bpftrace &&
 		$install /tmp/linux-image-*.deb; } >/tmp/apt.log 2>&1 ||
 	{ tail -20 /tmp/apt.log; exit 1; }
 	rm /tmp/linux-image-*.deb'

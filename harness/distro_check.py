@@ -9,6 +9,7 @@ thread: harness/vmrun.py's tcg_threads() says why). On both kernels:
   upstream   the cgroup selftests test_core, test_kmem, test_memcontrol:
              the known results, and ours the base's;
   userspace  systemd, containers and the metrics;
+  bpftrace   userspace/bpftrace's programs (the base: creators.bt alone);
 and on ours:
   selftests  our kselftests, with 64 CPUs possible and with nokmem;
   filesystems both limits on every filesystem containers use;
@@ -76,6 +77,10 @@ def main():
     for kernel in KERNELS:
         check.tap_run(guest, r, kernel, "tests/userspace/run.sh",
                       TIMEOUT_USERSPACE, "userspace")
+    print("[bpftrace]", flush=True)
+    for kernel in KERNELS:
+        check.tap_run(guest, r, kernel, "tests/userspace/bpftrace.sh",
+                      TIMEOUT_USERSPACE, "bpftrace")
     print("[selftests]", flush=True)
     check.selftests_suite(guest, r, kernels=("patched-cloud",))
     print("[filesystems]", flush=True)
