@@ -6,7 +6,7 @@
 #   make patch               the series as mailed (build/series) and one
 #                            combined patch of base -> our kernel
 #   make series-check        each patch of the series builds and passes
-#                            checkpatch (half an hour from cold)
+#                            checkpatch (an hour from cold)
 #   make fresh-check         make check in a new minimal Debian 12 root
 #   make stress              the stress and fault suite (DURATION=seconds)
 #   make fstests             fstests on the base kernel and ours
@@ -109,7 +109,7 @@ insn-trace: deps
 # (tests/fstests/tests.txt) on ext4, overlayfs and xfs, on the fast base
 # kernel and on ours with the limits armed, in the Debian guest; fails if
 # ours fails a test the base passes. FSTESTS= a tarball or tree of fstests,
-# by default the one in ../shared/fstests/. Not in make check (README.md).
+# by default the one in ../shared/fstests/. Not in make check (docs/testing.md).
 FSTESTS ?=
 fstests: debian-rootfs
 	for k in base patched; do harness/kernel.sh $$k fast || exit 1; done
@@ -166,7 +166,7 @@ distro-check: debian-rootfs stress-stage
 # make deb: linux-image and linux-headers packages of KERNEL in
 # build/deb/KERNEL-CONFIG; CONFIG=small (make check's fast kernel, the
 # default), cloud or debian (Debian's cloud-amd64 or amd64 configuration:
-# hours, see README.md).
+# hours, see docs/testing.md).
 CONFIG ?= small
 deb: tree
 	harness/deb.sh $(KERNEL) $(CONFIG)

@@ -95,7 +95,7 @@ echo "progress: contention"
 # there: each negative child changes the count in the directory's inode,
 # beside i_dir_seq, and each negative a memcg counts goes to
 # the cpu's stock, then the ancestors' atomics. Wall clock on 2 vCPUs: what
-# dozens of cores would feel takes a bare-metal run (README).
+# dozens of cores would feel takes a bare-metal run (docs/bench/results.md).
 mkdir $cg/contend
 nd_bench files $work/contend 1000
 if ours; then rows="off armed"; else rows=base; fi

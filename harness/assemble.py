@@ -9,8 +9,8 @@
                       any other tree: bring PATCHED up to date with BASE and
                       PATCHDIR/series (used for userspace/systemd)
 
-PATCHDIR/series names the patches in order, one a line; under a patch, one
-an indented line, the new files it adds, which live in the repository at
+PATCHDIR/series names the patches in order, one per line; under a patch,
+one per indented line, the new files it adds, which live in the repository at
 their kernel paths (harness/series.py makes a patch of each with them).
 Every file of ours at a kernel path must be named there exactly once.
 

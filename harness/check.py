@@ -5,7 +5,7 @@ Each suite boots a guest with harness/vmrun.py (its console goes to
 build/check/<suite>.log) and judges what came back:
   harness    vm-run's own promises: exit status, WARN, KASAN, timeout, bad
              script;
-             README.md's package table is the one harness/deps.sh installs;
+             docs/setup.md's package table is the one harness/deps.sh installs;
              the Prometheus metrics and alerts (tests/prometheus) and the
              Kubernetes manifests (tests/kubernetes), with no guest;
   upstream   the cgroup selftests test_core, test_kmem and test_memcontrol
@@ -111,11 +111,11 @@ class Guest:
         return status, lines
 
 
-def readme_packages():
-    """(package, why) rows of README.md's "What gets installed" table."""
-    with open(os.path.join(ROOT, "README.md")) as f:
+def documented_packages():
+    """(package, why) rows of docs/setup.md's "What gets installed" table."""
+    with open(os.path.join(ROOT, "docs", "setup.md")) as f:
         text = f.read()
-    section = text.split("### What gets installed", 1)[-1].split("\n#", 1)[0]
+    section = text.split("## What gets installed", 1)[-1].split("\n#", 1)[0]
     return re.findall(r"^\| `([^`]+)` \| (.+?) \|$", section, re.M)
 
 
@@ -136,9 +136,9 @@ def harness_suite(guest, r):
                              "--list"], capture_output=True, text=True,
                             check=True).stdout
     want = [tuple(line.split(" ", 1)) for line in listed.splitlines()]
-    r.check(readme_packages() == want,
-            "README.md lists the packages harness/deps.sh installs",
-            f"README {readme_packages()} != deps.sh {want}")
+    r.check(documented_packages() == want,
+            "docs/setup.md lists the packages harness/deps.sh installs",
+            f"docs/setup.md {documented_packages()} != deps.sh {want}")
     for script, what in HOST_TESTS:
         res = subprocess.run([os.path.join(ROOT, script)],
                              capture_output=True, text=True)

@@ -10,9 +10,9 @@
 #               guest), and Debian's kubectl unpacked into build/tools
 #               (tests/kubernetes)
 #   fstests     also what building fstests needs (make fstests)
-#   --list      print the packages and why, one a line
+#   --list      print the packages and why, one per line
 #
-# README.md, "What gets installed", gives the same list; make check's
+# docs/setup.md, "What gets installed", gives the same list; make check's
 # harness suite fails if the two differ.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)

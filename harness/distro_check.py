@@ -19,7 +19,7 @@ and on ours:
 No KUnit: Debian's configuration builds no KUnit, and our suites are built
 into the kernel with it (make check runs them). Results and consoles go to
 build/check/distro/. Not in make check: the two kernels take hours to build
-here (README.md, "Distribution kernels").
+here (docs/testing.md, "Distribution kernels").
 """
 import argparse
 import os

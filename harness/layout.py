@@ -13,12 +13,12 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, "build")
-# Logs of make check's guests, one a boot.
+# Logs of make check's guests, one per boot.
 CHECK_LOGS = os.path.join(BUILD, "check")
 # make patch's outputs: the combined patch, and the series to mail.
 COMBINED_PATCH = os.path.join(BUILD, "negative-dentry.patch")
 SERIES_OUT = os.path.join(BUILD, "series")
-# make series-check's logs, one a patch.
+# make series-check's logs, one per patch.
 SERIES_CHECK_LOGS = os.path.join(BUILD, "series-check")
 
 

@@ -2,7 +2,7 @@
 """The patch series as commits of git, and back; the series as mailed.
 
   series.py import [BASE PATCHDIR DEV]
-        DEV: a git repository of BASE with a commit a patch of
+        DEV: a git repository of BASE with one commit per patch of
         PATCHDIR/series, each with the new files the series names under it
   series.py export [BASE PATCHDIR DEV]
         PATCHDIR/*.patch and PATCHDIR/series from the commits of DEV after

@@ -16,10 +16,11 @@ vm-run exits with the script's exit status, except:
 Kernel problems (WARN, BUG, Oops, lockdep, KASAN, RCU stall, soft lockup,
 hung task, panic) are printed again at the end whatever the status.
 
---icount runs one vCPU whose clock counts instructions (one a nanosecond)
+--icount runs one vCPU whose clock counts instructions (one per nanosecond)
 and boots without KASLR on disks of fixed UUIDs and ext4 hash seeds: the
 guest then measures the path length of an operation, the same to within
-0.05% across runs and boots (../shared/FACTS.md), not its wall time.
+0.05% across runs and boots (measured here: docs/bench/results.md), not
+its wall time.
 
 --gdb PORT starts the guest stopped, waiting for gdb on localhost:PORT
 (harness/insn_trace.py).
@@ -102,7 +103,7 @@ def memory_bytes(size):
 
 def numa_args(memory, cpus, nodes):
     """QEMU options for @nodes NUMA nodes sharing @memory bytes and @cpus
-    vCPUs: a socket a node, with a contiguous range of the CPUs (a CPU's
+    vCPUs: one socket per node, with a contiguous range of the CPUs (a CPU's
     cache siblings on another node is a topology the kernel warns of),
     node 0 with any remainder of the memory. With fewer CPUs than nodes,
     the last nodes have memory only, as a host's memory expander or a node
@@ -206,7 +207,7 @@ def main():
     ap.add_argument("--append", default="", help="more kernel parameters")
     ap.add_argument("--kvm", action="store_true", help="use KVM, not TCG")
     ap.add_argument("--tcg-threads", choices=("auto", "single", "multi"),
-                    default="auto", help="TCG on one thread or one a vCPU; "
+                    default="auto", help="TCG on one thread or one per vCPU; "
                     "auto: one for a kernel with jump labels")
     ap.add_argument("--gdb", type=int, metavar="PORT",
                     help="wait for gdb on localhost:PORT before booting")

@@ -29,7 +29,7 @@
  *	stat() N new names of MODE's shape (create, create-uuid, create-git)
  *	in DIR: N new negative dentries
  *   nd_bench tree DIR N
- *	create N files in DIR/d0 .. d<N/1000>, a thousand a directory
+ *	create N files in DIR/d0 .. d<N/1000>, a thousand per directory
  *   nd_bench walk DIR
  *	stat() every entry under DIR, depth first, as find does, and print
  *	entries a second

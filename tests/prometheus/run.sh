@@ -45,7 +45,7 @@ metrics() {
 	(umask 077 && sh "$prom/negative-dentry-metrics" -r "$root" -s "$here/systemd" -o "$file" "$@")
 }
 equals() { [ "$1" = "$2" ] || { printf '%s\n!=\n%s\n' "$1" "$2"; return 1; }; }
-# the cgroup labels of the current series in file $1, one a line
+# the cgroup labels of the current series in file $1, one per line
 cgroups() { sed -n 's/^cgroup_negative_dentry_current{cgroup="\([^"]*\)".*/\1/p' "$1"; }
 only() { [ "$(ls -A "$1")" = "$2" ] || { ls -A "$1"; return 1; }; }
 readable() { [ -n "$(find "$1" -perm -444)" ] || { ls -l "$1"; return 1; }; }

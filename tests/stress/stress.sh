@@ -8,8 +8,9 @@
 #     (Debian's stress-ng, staged here with its libraries by make);
 #   - cgroup churn: a cgroup made, a flooder moved in, limits set and
 #     lifted, and the cgroup removed while its negatives are pending;
-#   - a small ext4 mounted, flooded, remounted read-only and back, frozen
-#     and thawed with a removed directory queued for reclaim, unmounted;
+#   - a small ext2 on a RAM disk (busybox's mke2fs makes ext2) mounted,
+#     flooded, remounted read-only and back, frozen and thawed with a
+#     removed directory queued for reclaim, unmounted;
 #   - drop_caches, and a memory hog under memory.max;
 #   - for the middle third: failslab and fail_page_alloc on the flooders
 #     and the churn.

@@ -1062,9 +1062,9 @@ out:
  * Under a parent limited to 1000, a sibling that stats 300 missing names,
  * under an equal share of the parent's target (437 each for two), keeps
  * them while the other floods 20,000: reclaim takes from each cgroup what
- * it holds above its share, and the flooder's own reclaim starts at its
- * own lists. Every pass used to walk the parent's subtree from its first
- * child, and emptied the quiet one first.
+ * it holds above its share, and the reclaim that the flooder runs
+ * itself starts at the flooder's own lists. Every pass used to walk the
+ * parent's subtree from its first child, and emptied the quiet one first.
  */
 static int test_negdentry_sibling_keeps_its_share(const char *root)
 {
