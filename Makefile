@@ -40,8 +40,10 @@ image = $(shell harness/layout.py image $(1) $(FLAVOUR))
 INITRAMFS := $(BUILD)/guest/initramfs.cpio
 CGROUP_TESTS_BASE := $(shell harness/layout.py src base)/tools/testing/selftests/cgroup
 SELFTESTS_OURS := $(shell harness/layout.py src patched)/tools/testing/selftests
-UPSTREAM_TESTS := test_core test_kmem test_memcontrol
-OUR_TESTS := test_negative_dentry dentry_dir_max
+UPSTREAM_TESTS := $(shell sed '/^\#/d' tests/upstream/programs)
+# NAME:FILE,FILE... for each line of tests/negative-dentry/programs
+OUR_PROGRAMS := $(shell sed '/^\#/d; s/ /:/; s/ /,/g' tests/negative-dentry/programs)
+OUR_TESTS := $(foreach p,$(OUR_PROGRAMS),$(firstword $(subst :, ,$(p))))
 GUEST_PROGS := $(patsubst guest/progs/%.c,%,$(wildcard guest/progs/*.c))
 GUEST_BINS := $(addprefix $(BUILD)/guest/bin/,$(UPSTREAM_TESTS) $(OUR_TESTS) \
 	$(GUEST_PROGS))
@@ -257,15 +259,15 @@ $(BUILD)/guest/bin/test_%: $(CGROUP_TESTS_BASE)/test_%.c $(CGROUP_TESTS_BASE)/cg
 
 NEGATIVE_DENTRY_UTIL := $(SELFTESTS_OURS)/filesystems/negative_dentries/negative_dentry_util.h
 
-$(BUILD)/guest/bin/test_negative_dentry: $(SELFTESTS_OURS)/cgroup/test_negative_dentry.c \
-		$(SELFTESTS_OURS)/cgroup/cgroup_util.c $(NEGATIVE_DENTRY_UTIL)
-	@mkdir -p $(@D)
-	$(STATIC_CC) -o $@ $(filter %.c,$^)
-
-$(BUILD)/guest/bin/dentry_dir_max: $(SELFTESTS_OURS)/filesystems/negative_dentries/dentry_dir_max.c \
-		$(NEGATIVE_DENTRY_UTIL)
-	@mkdir -p $(@D)
-	$(STATIC_CC) -o $@ $<
+# selftest_rule NAME FILES: our selftest program NAME, from FILES
+define selftest_rule
+$(BUILD)/guest/bin/$(1): $(addprefix $(SELFTESTS_OURS)/,$(2)) $(NEGATIVE_DENTRY_UTIL)
+	@mkdir -p $$(@D)
+	$$(STATIC_CC) -o $$@ $$(filter %.c,$$^)
+endef
+comma := ,
+$(foreach p,$(OUR_PROGRAMS),$(eval $(call selftest_rule,$(firstword $(subst :, ,$(p))),\
+	$(subst $(comma), ,$(lastword $(subst :, ,$(p)))))))
 
 $(BUILD)/guest/bin/%: guest/progs/%.c
 	@mkdir -p $(@D)

@@ -24,34 +24,30 @@ import subprocess
 import sys
 import time
 
+from guest import Run, bench_line
 import layout
 
 ROOT = layout.ROOT
 # A whole benchmark boot, the full sizes and all scenarios, takes 25 min.
 BOOT_TIMEOUT = 3600
-SCENARIOS = {
-    "lookup": "Lookup rates (stat() a second; base row: base kernel)",
-    "pollution": "Hash-chain pollution: a neighbour's positive lookups "
-                 "before and after another cgroup floods",
-    "storm": "Include-path storm while a neighbour floods",
-    "teardown": "Teardown of a cgroup or filesystem holding N negative "
-                "dentries",
-    "flip": "A neighbour's positive lookups while another cgroup's limit "
-            "is flipped in a loop",
-    "runaway": "Runaway bound: a flood from 4 threads",
-    "pays": "Who pays: a flooder at cpu.max 10% beside a neighbour's "
-            "lookups; the kworkers' CPU time",
-    "reads": "Reads: memory.stat of a leaf and of a parent of many "
-             "children, 64 cpus possible",
-    "contention": "Contention: positive lookups in a directory while the "
-                  "other CPU adds and frees its children (churn: files "
-                  "created and unlinked open; create: new negatives)",
-    "delegated": "A delegated user writes its limit in a loop beside its "
-                 "cgroups: the kworkers' CPU time, another user's rmdirs",
-    "tmpfiles": "Temp-file churn: files created, closed and unlinked under "
-                "new names; what one run leaves (drop: fs.dentry-negative=1; "
-                "both: that and the limits armed)",
-}
+
+
+def read_scenarios(path=os.path.join(ROOT, "bench", "scenarios")):
+    """bench/scenarios, the one list of the scenarios bench/guest.sh runs:
+    {name: title} in run order, and {name: the base row ours compare
+    with}."""
+    titles, base_rows = {}, {}
+    with open(path) as f:
+        for line in f:
+            if line.strip() and not line.startswith("#"):
+                name, base, _quick, _full, title = line.split(None, 4)
+                titles[name] = title.strip()
+                if base != "-":
+                    base_rows[name] = base
+    return titles, base_rows
+
+
+SCENARIOS, SCENARIO_BASE_ROW = read_scenarios()
 ICOUNT_SCENARIOS = {
     "icount": "Path lengths: operations a second under the instruction "
               "clock, and bytes-* the slab bytes a negative dentry takes "
@@ -65,10 +61,7 @@ ICOUNT_OPS = ("positive", "negative", "create", "create-uuid", "create-git",
 # they create files over.
 ICOUNT_NOT_OVER = ("fill-same", "fill-alt")
 # The base-kernel row each row of ours compares with.
-BASE_ROW = {"lookup": "base", "pollution": "unlimited", "storm": "unlimited",
-            "flip": "quiet", "runaway": "unlimited", "pays": "unlimited",
-            "icount": "base", "contention": "base", "tmpfiles": "base",
-            "delegated": "quiet"}
+BASE_ROW = {**SCENARIO_BASE_ROW, "icount": "base"}
 # The runaway row the plot draws for ours.
 PLOT_ROW = "max-10000"
 
@@ -95,26 +88,26 @@ def boot(kernel, rnd, args):
 
 def boot_once(kernel, rnd, args):
     log = os.path.join(args.out, "logs", f"{kernel}-{rnd}.log")
-    cmd = [os.path.join(ROOT, "harness", "vmrun.py"),
-           "--image", layout.image(kernel, "fast"),
-           "--kernel", kernel, "--initramfs", args.initramfs,
-           "--timeout", str(BOOT_TIMEOUT), "--log", log]
+    run = Run(image=layout.image(kernel, "fast"), kernel=kernel,
+              initramfs=args.initramfs, timeout=BOOT_TIMEOUT, log=log,
+              script=os.path.join(ROOT, "bench", "guest.sh"),
+              append=f"bench.quick={int(args.quick)}")
     if args.icount:
-        cmd += ["--icount", "--append", f"bench.quick={int(args.quick)}",
-                os.path.join(ROOT, "bench", "icount.sh")]
+        run.icount = True
+        run.script = os.path.join(ROOT, "bench", "icount.sh")
     else:
         # 64 cpus possible, 2 online, as cloud guests have many more
         # possible than online (TCG guests see no hotplug slots)
-        cmd += ["--smp", "64",
-                "--append", f"maxcpus=2 bench.quick={int(args.quick)}",
-                os.path.join(ROOT, "bench", "guest.sh")]
+        run.smp = "64"
+        run.append = "maxcpus=2 " + run.append
+    cmd = run.argv()
     start = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
     results, series, started, tail = [], [], False, []
     for line in proc.stdout:
         tail = (tail + [line.rstrip()])[-15:]
-        kind, what = console_line(line)
+        kind, what = bench_line(line)
         if kind == "progress":
             started = True
             print(f"  {kernel} round {rnd}: {what}", flush=True)
@@ -126,18 +119,6 @@ def boot_once(kernel, rnd, args):
     print(f"  {kernel} round {rnd}: {time.monotonic() - start:.0f} s",
           flush=True)
     return status, results, series, started, tail
-
-
-def console_line(line):
-    """What a line of bench/guest.sh's console says: ("bench", [scenario,
-    row, metric, value]), ("series", [scenario, row, ms, value]) for a
-    point of a plot, ("progress", text), or (None, None)."""
-    words = line.split()
-    if line.startswith("progress: "):
-        return "progress", line[len("progress: "):].strip()
-    if words[:1] in (["bench"], ["series"]) and len(words) == 5:
-        return words[0], words[1:]
-    return None, None
 
 
 def number(text):
@@ -273,8 +254,14 @@ def main():
                     not (row == "over" and op in ICOUNT_NOT_OVER)]
     for s in missing:
         print(f"bench: no numbers for {s}", file=sys.stderr)
+    # A scenario's table comes from bench/scenarios: without a line there,
+    # its numbers would reach raw.csv and not the report.
+    unknown = sorted({k[0] for k in values} - set(scenarios))
+    for s in unknown:
+        print(f"bench: {s} printed numbers but has no line in "
+              "bench/scenarios", file=sys.stderr)
     print(f"bench: results in {os.path.relpath(args.out)}")
-    return 1 if failed or missing else 0
+    return 1 if failed or missing or unknown else 0
 
 
 if __name__ == "__main__":

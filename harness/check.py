@@ -1,43 +1,17 @@
 #!/usr/bin/python3
 """Run every test of the project and end with "N passed, N failed".
 
-Each suite boots a guest with harness/vmrun.py (its console goes to
-build/check/<suite>.log) and judges what came back:
-  harness    vm-run's own promises: exit status, WARN, KASAN, timeout, bad
-             script;
-             docs/setup.md's package table is the one harness/deps.sh installs;
-             the Prometheus metrics and alerts (tests/prometheus) and the
-             Kubernetes manifests (tests/kubernetes), with no guest;
-  upstream   the cgroup selftests test_core, test_kmem and test_memcontrol
-             on the base and the patched kernel: each result must be the
-             one tests/upstream/known-results expects, and both kernels
-             must agree;
-  kunit      our KUnit suites, run at boot of both patched kernels, their
-             KTAP read off the console with tools/testing/kunit's parser;
-  selftests  our kselftests (dentry_dir_max, test_negative_dentry) on both
-             patched kernels: every test they declare must pass; a boot
-             with 64 cpus possible, 2 online, where a parent's limit binds
-             over many children; and a boot with cgroup.memory=nokmem,
-             where a limit is refused;
-  checkpatch scripts/checkpatch.pl --strict over the combined patch and
-             over each patch of the series as make patch mails it (new
-             files included);
-  w1         the C files our kernel changes compile with no more W=1
-             warnings than the base kernel's;
-  bench      make bench's quick mode runs to the end;
-  userspace  systemd, containers and our kernel package in the Debian
-             guest;
-  filesystems both limits on ext4, xfs, btrfs, tmpfs, overlayfs (on ext4
-             and xfs), fuse-overlayfs and NFSv4 over loopback, in the
-             Debian guest, on both patched kernels;
-  stress     load, cgroup churn, mounts, freezes and injected faults on the
-             debug kernel, then what must hold afterwards (make stress is
-             the long form).
-Run from the Makefile (make check), which builds what this needs first.
---jobs 2 runs two suites at once, each printed whole when it ends (on 2
-cores no faster: each guest keeps both busy).
+SUITES declares each suite: its name, what it checks, the function that
+runs it, its guest script, guest, kernels and timeout, and about how long
+it takes. A suite boots guests with harness/vmrun.py (their consoles go to
+build/check/) and judges what came back; `check.py --list` prints the
+suites and what each checks. Run from the Makefile (make check), which
+builds what this needs first. --jobs 2 runs two suites at once, each
+printed whole when it ends (on 2 cores no faster: each guest keeps both
+busy). docs/harness.md says how to add a suite.
 """
 import argparse
+import dataclasses
 import io
 import os
 import re
@@ -46,6 +20,7 @@ import subprocess
 import sys
 import time
 
+from guest import Run, programs
 import layout
 from results import Results
 import series_check
@@ -53,21 +28,36 @@ import series_check
 ROOT = layout.ROOT
 LOGS = layout.CHECK_LOGS
 
-# How long a guest may take, in seconds, before vm-run kills it; each is
-# several times what the run takes on a loaded 2-core machine under TCG.
+# How long a guest may take, in seconds, before vm-run kills it, for the
+# scripts a suite runs besides its declared one; each is several times
+# what the run takes on a loaded 2-core machine under TCG.
 TIMEOUT_SCRIPT = 300        # a boot and a script of a few seconds
 TIMEOUT_HANG = 45           # the harness's own test of a guest that hangs
-TIMEOUT_KUNIT = 600         # the KUnit suites at boot (2 min on debug)
 TIMEOUT_NOKMEM = 600        # the nokmem boot's refused limit
-TIMEOUT_UPSTREAM = 2400     # test_core, test_kmem, test_memcontrol (debug: 3 min)
-TIMEOUT_SELFTESTS = 3600    # our two selftest programs (debug: 9 min)
-TIMEOUT_USERSPACE = 1800    # systemd, podman, runc, crun, metrics (8 min)
 TIMEOUT_INSTALLED = 600     # a boot of the kernel our package installed
-TIMEOUT_FILESYSTEMS = 1800  # eight filesystems in the Debian guest (debug: 5 min)
-TIMEOUT_STRESS_EXTRA = 1200  # the stress suite's checks, beyond its load
+
+
+@dataclasses.dataclass
+class Suite:
+    """A suite of make check: run(guest, r, suite) makes its checks,
+    booting @script in @guest ("busybox" or "debian") on each of @kernels,
+    each boot killed after @timeout seconds. @seconds is about how long
+    the whole suite takes, to start the longest first with --jobs."""
+    name: str
+    what: str
+    run: object
+    seconds: int
+    script: str = None
+    guest: str = "busybox"
+    kernels: tuple = ()
+    timeout: int = TIMEOUT_SCRIPT
+    append: str = ""
 
 
 class Guest:
+    """Boots make check's kernels: "patched-debug" is the debug flavour
+    of our kernel, booted from its object folder."""
+
     def __init__(self, args):
         self.args = args
 
@@ -76,29 +66,26 @@ class Guest:
         """kernel is base|patched, then -debug|-fast: patched-debug."""
         return layout.image(*kernel.split("-"))
 
-    def boot_args(self, kernel, script, image):
-        """vmrun.py's options for the image and the guest."""
-        guest = ["--guest", "debian", "--rootfs", self.args.rootfs] \
-            if script.startswith("tests/userspace/") else \
-            ["--initramfs", self.args.initramfs]
-        return ["--image", image or self.image(kernel), *guest]
+    def boot(self, kernel, guest, image):
+        """Run's fields that say what boots: the image and the guest."""
+        if guest == "debian":
+            return {"image": image or self.image(kernel), "guest": guest,
+                    "rootfs": self.args.rootfs}
+        return {"image": image or self.image(kernel),
+                "initramfs": self.args.initramfs}
 
     def run(self, kernel, script, timeout, log, append="", image=None,
-            smp="2"):
-        """Boot `kernel` (or `image`) with `smp` cpus, run `script`;
-        return (status, console lines). Scripts under tests/userspace/ run
-        in the Debian guest, the others in the busybox guest."""
+            smp="2", guest="busybox"):
+        """Boot `kernel` (or `image`) with `smp` cpus in `guest`, run
+        `script`; return (status, console lines)."""
         path = os.path.join(LOGS, log + ".log")
-        cmd = [os.path.join(ROOT, "harness", "vmrun.py"),
-               *self.boot_args(kernel, script, image),
-               "--kernel", kernel.split("-")[0],
-               "--timeout", str(timeout), "--smp", smp,
-               "--append", append, os.path.join(ROOT, script)]
-        if self.args.kvm:
-            cmd.insert(1, "--kvm")
+        run = Run(**self.boot(kernel, guest, image),
+                  script=os.path.join(ROOT, script),
+                  kernel=kernel.split("-")[0], timeout=timeout, smp=smp,
+                  append=append, kvm=self.args.kvm)
         start = time.monotonic()
         with open(path, "w") as out:
-            status = subprocess.run(cmd, stdout=out,
+            status = subprocess.run(run.argv(), stdout=out,
                                     stderr=subprocess.STDOUT).returncode
         with open(path, errors="replace") as f:
             lines = f.read().splitlines()
@@ -131,7 +118,7 @@ HOST_TESTS = [
 ]
 
 
-def harness_suite(guest, r):
+def harness_suite(guest, r, suite):
     listed = subprocess.run([os.path.join(ROOT, "harness", "deps.sh"),
                              "--list"], capture_output=True, text=True,
                             check=True).stdout
@@ -147,18 +134,18 @@ def harness_suite(guest, r):
             print(f"    {line}")
         r.check(res.returncode == 0, f"{script}: {what}",
                 "; ".join(l for l in lines if l.startswith("not ok")))
-    kernel = "patched-debug"
-    status, _ = guest.run(kernel, "tests/harness/exit3.sh", TIMEOUT_SCRIPT,
+    kernel = suite.kernels[0]
+    status, _ = guest.run(kernel, "tests/harness/exit3.sh", suite.timeout,
                           "exit3")
     r.check(status == 3, "vm-run exits with the script's status",
             f"got {status}, want 3")
     status, lines = guest.run(kernel, "tests/harness/warn.sh",
-                              TIMEOUT_SCRIPT, "warn")
+                              suite.timeout, "warn")
     warned = any("WARNING: CPU:" in l and "lkdtm" in l for l in lines)
     r.check(status == 99 and warned, "a kernel WARN fails the run",
             f"got {status}, want 99 with the lkdtm WARNING reported")
     status, lines = guest.run(kernel, "tests/harness/kasan.sh",
-                              TIMEOUT_SCRIPT, "kasan")
+                              suite.timeout, "kasan")
     reported = any("BUG: KASAN: slab-use-after-free" in l for l in lines)
     r.check(status == 99 and reported, "a KASAN report fails the run",
             f"got {status}, want 99 with KASAN's report")
@@ -166,10 +153,10 @@ def harness_suite(guest, r):
                           "hang")
     r.check(status == 124, "a guest that never finishes is killed",
             f"got {status}, want 124")
-    res = subprocess.run([os.path.join(ROOT, "harness", "vmrun.py"),
-                          "--image", guest.image(kernel), "--initramfs",
-                          guest.args.initramfs, "tests/harness/missing.sh"],
-                         capture_output=True, text=True, cwd=ROOT)
+    missing = Run(**guest.boot(kernel, "busybox", None),
+                  script="tests/harness/missing.sh")
+    res = subprocess.run(missing.argv(), capture_output=True, text=True,
+                         cwd=ROOT)
     r.check(res.returncode == 2 and "cannot read script" in res.stderr,
             "a missing script is a clear error", res.stderr.strip())
 
@@ -207,48 +194,20 @@ def kunit_parser():
 
 
 # kselftest.h writes a skip as "ok N # SKIP name", where KTAP, and the
-# parser, has "ok N name # SKIP"; the cgroup selftests of 6.12 write no
-# version line, which the parser starts at; and tests/userspace/tap.sh,
-# which streams results as they come, writes its plan last, where the
-# parser wants it first (and loops without end when it is not).
+# parser, has "ok N name # SKIP"; and the cgroup selftests of 6.12 write
+# no version line, which the parser starts at.
 KSFT_SKIP = re.compile(r"^(\s*(?:not )?ok \d+) # SKIP (.*)$")
-PLAN = re.compile(r"^\s*1\.\.\d+\s*$")
-RESULT = re.compile(r"^\s*(?:not )?ok \d+")
 
 
 def as_ktap(lines):
     """One program's TAP as the parser reads it."""
-    out, plan = [], None
+    out = []
     for line in lines:
         m = KSFT_SKIP.match(line)
-        if m:
-            line = f"{m.group(1)} {m.group(2)} # SKIP"
-        if PLAN.match(line) and any(RESULT.match(o) for o in out):
-            plan = line
-            continue
-        out.append(line)
-    start = next((i for i, o in enumerate(out) if "TAP version" in o), None)
-    if start is None:
+        out.append(f"{m.group(1)} {m.group(2)} # SKIP" if m else line)
+    if not any("TAP version" in line for line in out):
         out.insert(0, "TAP version 13")
-        start = 0
-    if plan:
-        out.insert(start + 1, plan)
     return out
-
-
-def programs(lines):
-    """(program, its lines) for each 'selftest: NAME' ... 'selftest: NAME
-    exited N' on a console: how our guest scripts frame each program."""
-    prog, chunk = None, []
-    for line in lines:
-        if line.startswith("selftest: "):
-            if prog:
-                yield prog, chunk
-            prog, chunk = (None if " exited " in line else line.split()[1]), []
-        elif prog:
-            chunk.append(line)
-    if prog:
-        yield prog, chunk
 
 
 STATUS = {"SUCCESS": "pass", "SKIPPED": "skip"}
@@ -293,14 +252,17 @@ def known_results(path, flavour):
     return known
 
 
-def upstream_suite(guest, r):
-    """On the fast kernels; with --full (make check FULL=1) on the debug
+def upstream_suite(guest, r, suite):
+    """On the suite's kernels; with --full (make check FULL=1) on the debug
     ones too, which takes 3 minutes more of make check's budget."""
-    for flavour in ("debug", "fast") if guest.args.full else ("fast",):
-        upstream_pair(guest, r, flavour)
+    flavours = sorted({k.split("-")[1] for k in suite.kernels})
+    if guest.args.full and "debug" not in flavours:
+        flavours.insert(0, "debug")
+    for flavour in flavours:
+        upstream_pair(guest, r, suite, flavour)
 
 
-def upstream_pair(guest, r, flavour):
+def upstream_pair(guest, r, suite, flavour):
     """Each result must be the known one (pass, or as listed); if the base
     kernel of the flavour was built (make check FULL=1 for debug), ours
     must also give the base's results."""
@@ -309,14 +271,15 @@ def upstream_pair(guest, r, flavour):
     for kernel in ("base", "patched"):
         if f"{kernel}-{flavour}" not in guest.args.kernels.split():
             continue
-        status, lines = guest.run(f"{kernel}-{flavour}",
-                                  "tests/upstream/run.sh", TIMEOUT_UPSTREAM,
-                                  f"upstream-{kernel}-{flavour}")
+        status, lines = guest.run(f"{kernel}-{flavour}", suite.script,
+                                  suite.timeout,
+                                  f"upstream-{kernel}-{flavour}",
+                                  guest=suite.guest)
         kernel = f"{kernel}-{flavour}"
         r.check(status == 0, f"upstream selftests on {kernel}: clean run",
                 f"vm-run status {status}")
         results = parse_selftests(lines)
-        for prog in ("test_core", "test_kmem", "test_memcontrol"):
+        for prog in UPSTREAM_SELFTESTS:
             want = declared_tests(os.path.join(
                 layout.src("base"), "tools/testing/selftests/cgroup",
                 prog + ".c"))
@@ -349,7 +312,7 @@ def checkpatch(r, name, patch, *flags):
     r.check(ok, f"checkpatch --strict {name}")
 
 
-def checkpatch_suite(guest, r):
+def checkpatch_suite(guest, r, suite):
     """The combined patch, and each patch of build/series (make patch) as
     it would be mailed, with the new files it adds."""
     checkpatch(r, "the combined patch", os.path.abspath(guest.args.patch),
@@ -383,7 +346,7 @@ def w1_warnings(kernel, objects):
     return res.returncode, counts
 
 
-def w1_suite(guest, r):
+def w1_suite(guest, r, suite):
     """No new W=1 warnings in the C files our kernel touches."""
     with open(os.path.join(layout.src("patched"), ".negdentry-manifest")) as f:
         sources = [p for p in f.read().split() if p.endswith(".c") and
@@ -405,32 +368,40 @@ KUNIT_SUITES = ("negative_dentry", "negative_dentry_count",
                 "memcg_negative_dentry")
 
 
-def kunit_suite(guest, r):
+def kunit_suite(guest, r, suite):
     parser = kunit_parser()
-    for kernel in ("patched-debug", "patched-fast"):
-        status, lines = guest.run(
-            kernel, "tests/kunit/run.sh", TIMEOUT_KUNIT, f"kunit-{kernel}",
-            append="kunit.enable=1 kunit.filter_glob=*negative_dentry*")
+    for kernel in suite.kernels:
+        status, lines = guest.run(kernel, suite.script, suite.timeout,
+                                  f"kunit-{kernel}", append=suite.append)
         r.check(status == 0, f"{kernel} kunit boot: clean run",
                 f"vm-run status {status}")
         top = parser.parse_run_tests(lines)
-        suites = {suite.name: suite for suite in top.subtests}
+        ran = {test.name: test for test in top.subtests}
         for name in KUNIT_SUITES:
-            suite = suites.get(name)
-            if not r.check(suite and suite.subtests,
+            test = ran.get(name)
+            if not r.check(test and test.subtests,
                            f"{kernel} kunit {name} ran", "no results"):
                 continue
-            for case in suite.subtests:
+            for case in test.subtests:
                 r.check(case.status == parser.TestStatus.SUCCESS,
                         f"{kernel} kunit {name}.{case.name}",
                         case.status.name)
 
 
-OUR_SELFTESTS = {
-    "dentry_dir_max":
-        "filesystems/negative_dentries/dentry_dir_max.c",
-    "test_negative_dentry": "cgroup/test_negative_dentry.c",
-}
+def program_list(path):
+    """The lines of a program list (tests/*/programs), split into words,
+    less comments."""
+    with open(os.path.join(ROOT, path)) as f:
+        return [line.split() for line in f
+                if line.strip() and not line.startswith("#")]
+
+
+# {program: the C file under tools/testing/selftests that declares its
+# tests}, and the upstream programs make check runs.
+OUR_SELFTESTS = {words[0]: words[1] for words in
+                 program_list("tests/negative-dentry/programs")}
+UPSTREAM_SELFTESTS = [words[0] for words in
+                      program_list("tests/upstream/programs")]
 
 
 # The tests make check leaves out on its debug kernel, some ten times
@@ -451,15 +422,15 @@ VOLUME_TESTS = {
 }
 
 
-def selftests_suite(guest, r, kernels=("patched-debug", "patched-fast")):
-    for kernel in kernels:
+def selftests_suite(guest, r, suite):
+    for kernel in suite.kernels:
         left_out = {(prog, test) for prog, tests in VOLUME_TESTS.items()
                     for test in tests} \
             if kernel.endswith("-debug") and not guest.args.full else set()
         exclude = ",".join(sorted(f"{p}:{t}" for p, t in left_out))
         status, lines = guest.run(
-            kernel, "tests/negative-dentry/run.sh", TIMEOUT_SELFTESTS,
-            f"selftests-{kernel}",
+            kernel, suite.script, suite.timeout, f"selftests-{kernel}",
+            guest=suite.guest,
             append=f"selftests.exclude={exclude}" if exclude else "")
         r.check(status == 0, f"{kernel} selftests: clean run",
                 f"vm-run status {status}")
@@ -480,7 +451,8 @@ def selftests_suite(guest, r, kernels=("patched-debug", "patched-fast")):
         # 64 cpus possible and 2 online, as make bench boots
         status, lines = guest.run(kernel, "tests/negative-dentry/possible-cpus.sh",
                                   TIMEOUT_SCRIPT, f"possible-cpus-{kernel}",
-                                  append="maxcpus=2", smp="64")
+                                  append="maxcpus=2", smp="64",
+                                  guest=suite.guest)
         got = parse_selftests(lines).get(
             ("test_negative_dentry", "test_negdentry_many_children"),
             "missing")
@@ -488,7 +460,7 @@ def selftests_suite(guest, r, kernels=("patched-debug", "patched-fast")):
                 "test_negdentry_many_children", f"status {status}, {got}")
         status, _ = guest.run(kernel, "tests/negative-dentry/nokmem.sh",
                               TIMEOUT_NOKMEM, f"nokmem-{kernel}",
-                              append="cgroup.memory=nokmem")
+                              append="cgroup.memory=nokmem", guest=suite.guest)
         r.check(status == 0, f"{kernel} cgroup.memory=nokmem: a limit is "
                 "refused", f"vm-run status {status}")
 
@@ -506,7 +478,7 @@ def quick_bench(guest, out, *flags):
     return res
 
 
-def bench_suite(guest, r):
+def bench_suite(guest, r, suite):
     """make bench's quick mode, wall clock and ICOUNT=1, runs to the end and
     produces numbers, and make insn-trace's steps through its first calls:
     so that neither can rot. No timing or count is judged."""
@@ -553,7 +525,7 @@ def undocumented_dbus_properties(tree):
     return missing
 
 
-def userspace_suite(guest, r):
+def userspace_suite(guest, r, suite):
     """systemd, podman, crun, runc, OCI bundles and libcgroup in the Debian
     guest; our systemd's own unit tests; our kernel's package."""
     obj = os.path.join(layout.BUILD, "systemd", "obj")
@@ -571,26 +543,33 @@ def userspace_suite(guest, r):
     missing = undocumented_dbus_properties(tree)
     r.check(not missing, "org.freedesktop.systemd1(5) lists our D-Bus properties "
             "on the manager and every unit type", f"missing: {missing}")
-    for kernel in ("patched-fast", "base-fast"):
-        tap_run(guest, r, kernel, "tests/userspace/run.sh", TIMEOUT_USERSPACE,
-                "userspace")
+    tap_suite(guest, r, suite)
     # The kernel the Debian guest has installed from our package.
     boot = os.path.join(guest.args.rootfs, "boot")
     images = sorted(f for f in os.listdir(boot) if f.startswith("vmlinuz-"))
     if r.check(images, "our kernel package installed a kernel", "no vmlinuz"):
         status, lines = guest.run("patched", "tests/userspace/installed.sh",
                                   TIMEOUT_INSTALLED, "userspace-installed",
-                                  image=os.path.join(boot, images[-1]))
+                                  image=os.path.join(boot, images[-1]),
+                                  guest="debian")
         r.check(status == 0, f"the installed {images[-1]} boots and runs",
                 "\n".join(l for l in lines if l.startswith("#"))[-300:])
 
 
-def tap_run(guest, r, kernel, script, timeout, name, append=""):
-    """Boot @kernel, run @script, which frames TAP programs as
+def tap_suite(guest, r, suite):
+    """The suite's script on each of its kernels, as tap_run() judges it."""
+    for kernel in suite.kernels:
+        tap_run(guest, r, suite, kernel)
+
+
+def tap_run(guest, r, suite, kernel, append=None):
+    """Boot @kernel, run the suite's script, which frames TAP programs as
     tests/userspace/tap.sh does: every test must pass, the run must be
     clean."""
-    status, lines = guest.run(kernel, script, timeout, f"{name}-{kernel}",
-                              append=append)
+    name = suite.name
+    status, lines = guest.run(kernel, suite.script, suite.timeout,
+                              f"{name}-{kernel}", guest=suite.guest,
+                              append=suite.append if append is None else append)
     r.check(status == 0, f"{kernel} {name}: clean run",
             f"vm-run status {status}")
     results = parse_selftests(lines)
@@ -599,27 +578,30 @@ def tap_run(guest, r, kernel, script, timeout, name, append=""):
         r.check(got == "pass", f"{kernel} {prog}: {test}", got)
 
 
-def filesystems_suite(guest, r, kernels=("patched-fast", "patched-debug")):
+def filesystems_suite(guest, r, suite):
     """tests/userspace/filesystems.sh, in the Debian guest, on both patched
     kernels: the debug one for lockdep and KASAN under each filesystem's
     own locking, with floods of 1000 names instead of 3000 (a third of its
     10 minutes; FULL=1 floods 3000 there too)."""
-    for kernel in kernels:
+    for kernel in suite.kernels:
         quick = kernel.endswith("-debug") and not guest.args.full
-        tap_run(guest, r, kernel, "tests/userspace/filesystems.sh",
-                TIMEOUT_FILESYSTEMS, "filesystems",
+        tap_run(guest, r, suite, kernel,
                 append="filesystems.lookups=1000" if quick else "")
 
 
-def stress_suite(guest, r, kernel="patched-debug",
-                 append="kmemleak=on"):
+def stress_suite(guest, r, suite):
     """build/stress/stress.sh (tests/stress, staged by make with stress-ng)
-    on the debug kernel for --stress-duration seconds of load."""
+    for --stress-duration seconds of load; the suite's timeout is what
+    its checks may take beyond that."""
+    for kernel in suite.kernels:
+        stress_run(guest, r, suite, kernel)
+
+
+def stress_run(guest, r, suite, kernel):
     duration = guest.args.stress_duration
-    status, lines = guest.run(kernel, "build/stress/stress.sh",
-                              duration + TIMEOUT_STRESS_EXTRA,
-                              f"stress-{kernel}",
-                              append=f"stress.duration={duration} {append}")
+    status, lines = guest.run(kernel, suite.script, duration + suite.timeout,
+                              f"stress-{kernel}", guest=suite.guest,
+                              append=f"stress.duration={duration} {suite.append}")
     for line in lines:
         if line.startswith("# ") and not line.startswith("# not ok"):
             print(f"    {line}")
@@ -631,26 +613,56 @@ def stress_suite(guest, r, kernel="patched-debug",
         r.check(got == "pass", f"{kernel} stress: {test}", got)
 
 
-SUITES = {"harness": harness_suite, "upstream": upstream_suite,
-          "kunit": kunit_suite, "selftests": selftests_suite,
-          "checkpatch": checkpatch_suite, "w1": w1_suite,
-          "bench": bench_suite, "userspace": userspace_suite,
-          "filesystems": filesystems_suite, "stress": stress_suite}
+SUITES = [
+    Suite("harness", "vm-run's own promises (exit status, WARN, KASAN, "
+          "timeout, bad script); docs/setup.md's package table is what "
+          "harness/deps.sh installs; the host tests of userspace/ "
+          "(HOST_TESTS)", harness_suite, 85, kernels=("patched-debug",)),
+    Suite("upstream", "the cgroup selftests test_core, test_kmem and "
+          "test_memcontrol: each result the one tests/upstream/known-results "
+          "expects, and ours the base's", upstream_suite, 200,
+          script="tests/upstream/run.sh", kernels=("base-fast", "patched-fast"),
+          timeout=2400),
+    Suite("kunit", "our KUnit suites at boot, read with tools/testing/kunit's "
+          "parser", kunit_suite, 15, script="tests/kunit/run.sh",
+          kernels=("patched-debug", "patched-fast"), timeout=600,
+          append="kunit.enable=1 kunit.filter_glob=*negative_dentry*"),
+    Suite("selftests", "our kselftests, every test they declare; a boot "
+          "with 64 CPUs possible, where a parent's limit binds over many "
+          "children; a boot with cgroup.memory=nokmem, where a limit is "
+          "refused", selftests_suite, 560,
+          script="tests/negative-dentry/run.sh",
+          kernels=("patched-debug", "patched-fast"), timeout=3600),
+    Suite("checkpatch", "checkpatch.pl --strict over the combined patch and "
+          "each patch of the series as mailed", checkpatch_suite, 60),
+    Suite("w1", "the C files we change have no more W=1 warnings than the "
+          "base's", w1_suite, 120),
+    Suite("bench", "make bench's quick mode runs to the end (FULL=1: also "
+          "ICOUNT=1 and insn-trace)", bench_suite, 240),
+    Suite("userspace", "systemd, containers, the metrics and our kernel "
+          "package in the Debian guest; our systemd's own unit tests",
+          userspace_suite, 260, script="tests/userspace/run.sh",
+          guest="debian", kernels=("patched-fast", "base-fast"),
+          timeout=1800),
+    Suite("filesystems", "both limits on ext4, xfs, btrfs, tmpfs, overlayfs, "
+          "fuse-overlayfs and NFSv4, in the Debian guest", filesystems_suite,
+          400, script="tests/userspace/filesystems.sh", guest="debian",
+          kernels=("patched-fast", "patched-debug"), timeout=1800),
+    Suite("stress", "load, cgroup churn, mounts, freezes and injected "
+          "faults, then what must hold afterwards", stress_suite, 220,
+          script="build/stress/stress.sh", kernels=("patched-debug",),
+          timeout=1200, append="kmemleak=on"),
+]
+SUITE = {suite.name: suite for suite in SUITES}
 
-# About how long each suite runs, in seconds, to start the longest first
-# when several run at once (--jobs): on a machine of more than 2 cores.
-SUITE_SECONDS = {"selftests": 560, "filesystems": 400, "userspace": 260,
-                 "bench": 240, "stress": 220, "upstream": 200,
-                 "w1": 120, "harness": 85, "checkpatch": 60, "kunit": 15}
 
-
-def run_suites(args, r):
-    """Run args.suites in this process, in order; print each's checks."""
-    guest = Guest(args)
-    for name in args.suites:
+def run_suites(guest, r, suites):
+    """Run @suites in this process, in order; print each's checks."""
+    for suite in suites:
+        name = suite.name
         print(f"[{name}]", flush=True)
         start = time.monotonic()
-        SUITES[name](guest, r)
+        suite.run(guest, r, suite)
         print(f"  ({name}: {time.monotonic() - start:.0f} s{since_start()})",
               flush=True)
 
@@ -678,7 +690,7 @@ def run_suites_at_once(args):
             base += [f"--{opt}", getattr(args, opt)]
     if args.kvm:
         base.append("--kvm")
-    names = sorted(args.suites, key=lambda n: -SUITE_SECONDS.get(n, 60))
+    names = sorted(args.suites, key=lambda n: -SUITE[n].seconds)
     return run_at_once({n: base + [n] for n in names}, args.jobs, LOGS)
 
 
@@ -738,19 +750,25 @@ def main():
     ap.add_argument("--jobs", type=int, default=1,
                     help="suites run at once, each in a child of this "
                     "script (1: in order, here)")
-    ap.add_argument("suites", nargs="*", default=list(SUITES),
-                    help=f"some of: {' '.join(SUITES)}")
+    ap.add_argument("--list", action="store_true",
+                    help="print the suites and what each checks")
+    ap.add_argument("suites", nargs="*", default=list(SUITE),
+                    help=f"some of: {' '.join(SUITE)}")
+    if "--list" in sys.argv[1:]:
+        for suite in SUITES:
+            print(f"{suite.name}: {suite.what}")
+        return 0
     args = ap.parse_args()
-    unknown = [n for n in args.suites if n not in SUITES]
+    unknown = [n for n in args.suites if n not in SUITE]
     if unknown:
         ap.error(f"no suite {' '.join(unknown)}; the suites: "
-                 f"{' '.join(SUITES)}")
+                 f"{' '.join(SUITE)}")
     os.makedirs(LOGS, exist_ok=True)
     r = Results()
     if args.jobs > 1 and len(args.suites) > 1:
         r.passed, r.failed = run_suites_at_once(args)
     else:
-        run_suites(args, r)
+        run_suites(Guest(args), r, [SUITE[n] for n in args.suites])
     print(r.summary())
     return 1 if r.failed else 0
 

@@ -22,6 +22,7 @@ build/check/distro/. Not in make check: the two kernels take hours to build
 here (docs/testing.md, "Distribution kernels").
 """
 import argparse
+import dataclasses
 import os
 import sys
 
@@ -29,8 +30,24 @@ import check
 import layout
 from results import Results
 
-KERNELS = ("base-cloud", "patched-cloud")
-TIMEOUT_USERSPACE = 3600
+OURS, BOTH = ("patched-cloud",), ("base-cloud", "patched-cloud")
+
+
+def suites():
+    """make check's suites, on the cloud kernels, and bpftrace."""
+    suite = check.SUITE
+    return [
+        dataclasses.replace(suite["upstream"], kernels=BOTH),
+        dataclasses.replace(suite["userspace"], run=check.tap_suite,
+                            kernels=BOTH, timeout=3600),
+        check.Suite("bpftrace", "userspace/bpftrace's programs",
+                    check.tap_suite, 0, script="tests/userspace/bpftrace.sh",
+                    guest="debian", kernels=BOTH, timeout=3600),
+        dataclasses.replace(suite["selftests"], kernels=OURS),
+        dataclasses.replace(suite["filesystems"], kernels=OURS),
+        dataclasses.replace(suite["stress"], kernels=OURS,
+                            append="stress.faults=off"),
+    ]
 
 
 def rootfs(kernel):
@@ -41,18 +58,19 @@ def rootfs(kernel):
 class DistroGuest(check.Guest):
     """Every script in the Debian guest of its kernel's package."""
 
-    def boot_args(self, kernel, script, image):
+    def boot(self, kernel, guest, image):
         root = rootfs(kernel)
         with open(os.path.join(root, "..", "release")) as f:
             release = f.read().strip()
         boot = os.path.join(root, "boot")
-        return ["--image", os.path.join(boot, f"vmlinuz-{release}"),
-                "--initrd", os.path.join(boot, f"initrd.img-{release}"),
-                "--guest", "debian", "--rootfs", root, "--memory", "8G"]
+        return {"image": os.path.join(boot, f"vmlinuz-{release}"),
+                "initrd": os.path.join(boot, f"initrd.img-{release}"),
+                "guest": "debian", "rootfs": root, "memory": "8G"}
 
     def run(self, kernel, script, timeout, log, append="", image=None,
-            smp="4"):
-        return super().run(kernel, script, timeout, log, append, image, smp)
+            smp="4", guest="debian"):
+        return super().run(kernel, script, timeout, log, append, image, smp,
+                           guest)
 
 
 def main():
@@ -60,34 +78,25 @@ def main():
                                  formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--stress-duration", type=int, default=120,
                     help="seconds of load in the stress suite")
+    ap.add_argument("--kernels", default=" ".join(BOTH),
+                    help="only these kernels (a suite of neither is left out)")
+    ap.add_argument("suites", nargs="*", help="some of the suites (all)")
     args = ap.parse_args()
-    args.kernels = " ".join(KERNELS)
-    args.kvm = False
-    for kernel in KERNELS:
+    args.kvm = args.full = False
+    wanted = args.kernels.split()
+    chosen = [dataclasses.replace(
+        s, kernels=tuple(k for k in s.kernels if k in wanted))
+        for s in suites() if s.name in args.suites or not args.suites]
+    chosen = [s for s in chosen if s.kernels]
+    for kernel in sorted({k for s in chosen for k in s.kernels}):
         if not os.path.isfile(os.path.join(rootfs(kernel), "..", "release")):
             print(f"distro-check: no {rootfs(kernel)}: harness/"
                   f"distro-rootfs.sh {kernel.split('-')[0]}", file=sys.stderr)
             return 2
     check.LOGS = os.path.join(layout.CHECK_LOGS, "distro")
     os.makedirs(check.LOGS, exist_ok=True)
-    guest, r = DistroGuest(args), Results()
-    print("[upstream]", flush=True)
-    check.upstream_pair(guest, r, "cloud")
-    print("[userspace]", flush=True)
-    for kernel in KERNELS:
-        check.tap_run(guest, r, kernel, "tests/userspace/run.sh",
-                      TIMEOUT_USERSPACE, "userspace")
-    print("[bpftrace]", flush=True)
-    for kernel in KERNELS:
-        check.tap_run(guest, r, kernel, "tests/userspace/bpftrace.sh",
-                      TIMEOUT_USERSPACE, "bpftrace")
-    print("[selftests]", flush=True)
-    check.selftests_suite(guest, r, kernels=("patched-cloud",))
-    print("[filesystems]", flush=True)
-    check.filesystems_suite(guest, r, kernels=("patched-cloud",))
-    print("[stress]", flush=True)
-    check.stress_suite(guest, r, kernel="patched-cloud",
-                       append="stress.faults=off")
+    r = Results()
+    check.run_suites(DistroGuest(args), r, chosen)
     print(r.summary())
     return 1 if r.failed else 0
 

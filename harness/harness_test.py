@@ -11,6 +11,7 @@ their README says from which.
 import contextlib
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -20,6 +21,7 @@ import unittest
 import assemble
 import bench
 import check
+import guest
 import series_check
 import vmrun
 
@@ -164,6 +166,95 @@ class VmrunArgumentsTest(unittest.TestCase):
         self.assertEqual(got, 2, err)
 
 
+    def test_the_guests_need_their_roots(self):
+        got, err = self.status()
+        self.assertEqual(got, 2, err)
+        self.assertIn("--initramfs", err)
+        got, err = self.status("--guest", "debian")
+        self.assertEqual(got, 2, err)
+        self.assertIn("--rootfs", err)
+
+    def test_a_bad_memory_size(self):
+        got, err = self.status("--initramfs", "/dev/null", "--memory", "4X")
+        self.assertEqual(got, 2, err)
+        self.assertIn("4X", err)
+
+    def test_a_missing_script(self):
+        res = subprocess.run([sys.executable, vmrun.__file__, "--image",
+                              "/dev/null", "--initramfs", "/dev/null",
+                              "/nonexistent/t.sh"], capture_output=True,
+                             text=True)
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn("cannot read script", res.stderr)
+
+    def test_icount_is_not_for_kvm(self):
+        got, err = self.status("--initramfs", "/dev/null", "--icount",
+                               "--kvm")
+        self.assertEqual(got, 2, err)
+
+
+class RunTest(unittest.TestCase):
+    """guest.Run spells vmrun.py's command line, which vmrun.py parses."""
+
+    def test_busybox(self):
+        argv = guest.Run(image="bz", script="t.sh", initramfs="i.cpio",
+                         timeout=30, smp="64", append="maxcpus=2").argv()
+        self.assertEqual(argv[1:], [
+            "--image", "bz", "--kernel", "patched", "--guest", "busybox",
+            "--initramfs", "i.cpio", "--timeout", "30", "--smp", "64",
+            "--append", "maxcpus=2", "t.sh"])
+
+    def test_debian_with_its_own_boot(self):
+        argv = guest.Run(image="vmlinuz", script="t.sh", kernel="base",
+                         guest="debian", rootfs="/r", initrd="initrd.img",
+                         memory="8G", kvm=True).argv()
+        self.assertEqual(argv[1:], [
+            "--image", "vmlinuz", "--kernel", "base", "--guest", "debian",
+            "--rootfs", "/r", "--initrd", "initrd.img", "--memory", "8G",
+            "--kvm", "t.sh"])
+
+    def test_icount_and_gdb(self):
+        argv = guest.Run(image="bz", script="t.sh", initramfs="i",
+                         icount=True, gdb=1234).argv()
+        self.assertIn("--icount", argv)
+        self.assertEqual(argv[argv.index("--gdb") + 1], "1234")
+
+    def test_make_checks_guests(self):
+        """Guest.run boots the guest a suite declares, never by a path."""
+        args = type("Args", (), {"rootfs": "/r", "initramfs": "i",
+                                 "kvm": False})()
+        g = check.Guest(args)
+        self.assertEqual(g.boot("patched-fast", "debian", None)["rootfs"], "/r")
+        self.assertEqual(g.boot("patched-fast", "busybox", None),
+                         {"image": check.Guest.image("patched-fast"),
+                          "initramfs": "i"})
+
+
+class SuiteTest(unittest.TestCase):
+    """make check's suites are declared whole."""
+
+    def test_each_declaration(self):
+        kernels = {"patched-debug", "patched-fast", "base-fast"}
+        names = [s.name for s in check.SUITES]
+        self.assertEqual(len(names), len(set(names)))
+        for suite in check.SUITES:
+            self.assertTrue(callable(suite.run), suite.name)
+            self.assertTrue(suite.what and suite.seconds > 0, suite.name)
+            self.assertIn(suite.guest, ("busybox", "debian"), suite.name)
+            self.assertLessEqual(set(suite.kernels), kernels, suite.name)
+            if suite.script and not suite.script.startswith("build/"):
+                self.assertTrue(os.path.isfile(os.path.join(
+                    check.ROOT, suite.script)), suite.script)
+
+    def test_list(self):
+        res = subprocess.run([sys.executable, check.__file__, "--list"],
+                             capture_output=True, text=True)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertEqual([line.split(":")[0] for line in
+                          res.stdout.splitlines()],
+                         [s.name for s in check.SUITES])
+
+
 class KernelConfigTest(unittest.TestCase):
     """What vmrun.py reads off a packaged kernel's config-<release>."""
 
@@ -199,17 +290,11 @@ class TapTest(unittest.TestCase):
                                         "ok 2 # SKIP b"]),
                          ["TAP version 13", "1..2", "ok 1 a", "ok 2 b # SKIP"])
 
-    def test_a_plan_given_last_goes_first(self):
-        self.assertEqual(check.as_ktap(["TAP version 13", "# x", "ok 1 a",
-                                        "not ok 2 b", "1..2"]),
-                         ["TAP version 13", "1..2", "# x", "ok 1 a",
-                          "not ok 2 b"])
-
     def test_programs_are_framed(self):
         lines = ["boot", "selftest: one", "TAP version 13", "ok 1 a",
                  "selftest: one exited 0", "noise", "selftest: two",
                  "TAP version 13", "selftest: two exited 1"]
-        self.assertEqual(list(check.programs(lines)),
+        self.assertEqual(list(guest.programs(lines)),
                          [("one", ["TAP version 13", "ok 1 a"]),
                           ("two", ["TAP version 13"])])
 
@@ -260,7 +345,8 @@ class TapTest(unittest.TestCase):
     def test_a_captured_userspace_console(self):
         results = check.parse_selftests(data("console-userspace.log"))
         self.assertEqual({prog for prog, _ in results},
-                         {"containers.sh", "metrics.sh", "systemd.sh"})
+                         {"containers.sh", "metrics.sh", "kubepods.sh",
+                          "systemd.sh"})
         self.assertTrue(all(v == "pass" for v in results.values()),
                         {k: v for k, v in results.items() if v != "pass"})
         # what tests/userspace/tap.sh numbers is what the parser names
@@ -370,21 +456,41 @@ class AssembleTest(unittest.TestCase):
         self.assertFalse(any(series_check.is_backport(p) for p in patches[1:]))
 
 
+class BenchScenariosTest(unittest.TestCase):
+    """bench/scenarios and bench/guest.sh name the same scenarios."""
+
+    def test_each_scenario_has_its_function(self):
+        with open(os.path.join(check.ROOT, "bench", "guest.sh")) as f:
+            functions = re.findall(r"^scenario_(\w+)\(\) \{", f.read(), re.M)
+        self.assertEqual(sorted(functions), sorted(bench.SCENARIOS))
+
+    def test_quick_and_full_sizes_set_the_same_variables(self):
+        path = os.path.join(check.ROOT, "bench", "scenarios")
+        with open(path) as f:
+            for line in f:
+                if not line.strip() or line.startswith("#"):
+                    continue
+                name, _, quick, full, _ = line.split(None, 4)
+                names = [{size.split("=")[0] for size in sizes.split(",")}
+                         for sizes in (quick, full)]
+                self.assertEqual(names[0], names[1], name)
+
+
 class BenchReportTest(unittest.TestCase):
     """bench.py: the lines it reads off a guest and the report it writes."""
 
     def test_console_lines(self):
-        self.assertEqual(bench.console_line("bench lookup base positive-1 171234\n"),
+        self.assertEqual(guest.bench_line("bench lookup base positive-1 171234\n"),
                          ("bench", ["lookup", "base", "positive-1", "171234"]))
-        self.assertEqual(bench.console_line("series runaway max-1000 250 812"),
+        self.assertEqual(guest.bench_line("series runaway max-1000 250 812"),
                          ("series", ["runaway", "max-1000", "250", "812"]))
-        self.assertEqual(bench.console_line("progress: lookup rates\n"),
+        self.assertEqual(guest.bench_line("progress: lookup rates\n"),
                          ("progress", "lookup rates"))
-        self.assertEqual(bench.console_line("[ 1.2] bench lookup x"), (None, None))
-        self.assertEqual(bench.console_line("bench too few words"), (None, None))
+        self.assertEqual(guest.bench_line("[ 1.2] bench lookup x"), (None, None))
+        self.assertEqual(guest.bench_line("bench too few words"), (None, None))
 
     def test_a_captured_bench_console(self):
-        results = [what for kind, what in map(bench.console_line,
+        results = [what for kind, what in map(guest.bench_line,
                                               data("console-bench.log"))
                    if kind == "bench"]
         scenarios = {r[0] for r in results}

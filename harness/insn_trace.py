@@ -19,6 +19,7 @@ import time
 
 # gdb runs this file too, without its folder on the path
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from guest import Run  # noqa: E402
 import layout  # noqa: E402
 
 ROOT = layout.ROOT
@@ -87,14 +88,11 @@ def boot(kernel, args):
     obj = layout.obj(kernel, "fast")
     out = args.out
     log = open(os.path.join(out, f"{kernel}.console"), "w")
-    guest = subprocess.Popen(
-        [os.path.join(ROOT, "harness", "vmrun.py"), "--icount",
-         "--gdb", str(PORTS[kernel]), "--timeout", str(GUEST_TIMEOUT),
-         "--image", layout.image(kernel, "fast"),
-         "--kernel", kernel, "--initramfs", args.initramfs,
-         "--append", f"bench.quick={int(args.quick)}",
-         os.path.join(ROOT, "bench", "insn_trace.sh")],
-        stdout=log, stderr=subprocess.STDOUT)
+    run = Run(image=layout.image(kernel, "fast"), kernel=kernel,
+              initramfs=args.initramfs, icount=True, gdb=PORTS[kernel],
+              timeout=GUEST_TIMEOUT, append=f"bench.quick={int(args.quick)}",
+              script=os.path.join(ROOT, "bench", "insn_trace.sh"))
+    guest = subprocess.Popen(run.argv(), stdout=log, stderr=subprocess.STDOUT)
     env = dict(os.environ, VMLINUX=os.path.join(obj, "vmlinux"),
                GDBPORT=str(PORTS[kernel]))
     stepper = subprocess.Popen(

@@ -12,8 +12,9 @@ excluded=
 for word in $(cat /proc/cmdline); do
 	case $word in selftests.exclude=*) excluded=$(echo "${word#*=}" | tr , ' ') ;; esac
 done
+programs=$(sed '/^#/d; s/ .*//' programs)
 cd "$TESTFS" || exit 1
-for t in dentry_dir_max test_negative_dentry; do
+for t in $programs; do
 	set --
 	for pair in $excluded; do
 		# a kselftest harness test is reported as fixture.name

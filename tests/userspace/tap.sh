@@ -1,10 +1,15 @@
 # TAP for the userspace test scripts: . ./tap.sh, then tap_check NAME
 # COMMAND [ARG...] for each test, tap_done at the end (exits non-zero if a
 # test failed). A command's output goes to the log as TAP comments.
+#
+# The number of tests is known only at the end, and the KTAP parser wants
+# the plan first: the results are kept in a file and printed whole, plan
+# first, by tap_done, framed by "selftest:" lines (docs/harness.md). Each
+# result also goes out at once as a progress line, so that a run killed
+# midway still shows how far it got.
 tap_n=0
 tap_failed=0
-echo "selftest: ${0##*/}"
-echo "TAP version 13"
+tap_results=$(mktemp /tmp/tap.XXXXXX)
 
 tap_check() {
 	tap_name=$1
@@ -16,12 +21,17 @@ tap_check() {
 		tap_result="not ok"
 		tap_failed=$((tap_failed + 1))
 	fi
-	sed 's/^/# /' /tmp/tap.out
-	echo "$tap_result $tap_n $tap_name"
+	sed 's/^/# /' /tmp/tap.out >>"$tap_results"
+	echo "$tap_result $tap_n $tap_name" >>"$tap_results"
+	echo "progress: $tap_result $tap_n $tap_name"
 }
 
 tap_done() {
+	echo "selftest: ${0##*/}"
+	echo "TAP version 13"
 	echo "1..$tap_n"
+	cat "$tap_results"
+	rm -f "$tap_results"
 	echo "selftest: ${0##*/} exited $tap_failed"
 	exit $((tap_failed != 0))
 }
