@@ -7,40 +7,11 @@
  *
  * Looks up COUNT distinct missing names DIR/PREFIX<n>, split over THREADS
  * threads, and prints the count and the rate. Exits 1 if a name exists.
+ * The flood is the selftests' nd_flood(), so that the shell tests and the
+ * selftests make negative dentries the same way.
  */
-#include <errno.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
-
-struct job {
-	const char *dir, *prefix;
-	unsigned long first, count;
-	int failed;
-};
-
-static void *flood(void *arg)
-{
-	struct job *job = arg;
-	char path[4096];
-	struct stat st;
-	unsigned long i;
-
-	for (i = job->first; i < job->first + job->count; i++) {
-		snprintf(path, sizeof(path), "%s/%s%lu", job->dir, job->prefix, i);
-		if (stat(path, &st) == 0 || errno != ENOENT) {
-			fprintf(stderr, "negflood: %s: %s\n", path,
-				errno == ENOENT ? "exists" : strerror(errno));
-			job->failed = 1;
-			break;
-		}
-	}
-	return NULL;
-}
+#include "../../kselftest.h"
+#include "negative_dentry_util.h"
 
 static double now(void)
 {
@@ -53,11 +24,9 @@ static double now(void)
 int main(int argc, char **argv)
 {
 	const char *prefix = "missing-";
-	unsigned long count, per;
-	int threads = 1, opt, i, failed = 0;
-	pthread_t tid[64];
-	struct job job[64];
+	int threads = 1, opt;
 	double start, secs;
+	long count;
 
 	while ((opt = getopt(argc, argv, "t:p:")) != -1) {
 		switch (opt) {
@@ -73,23 +42,18 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind != 2 || threads < 1 || threads > 64)
 		goto usage;
-	count = strtoul(argv[optind + 1], NULL, 0);
-	per = count / threads;
+	count = strtol(argv[optind + 1], NULL, 0);
 
 	start = now();
-	for (i = 0; i < threads; i++) {
-		job[i] = (struct job){ argv[optind], prefix, i * per,
-			i == threads - 1 ? count - i * per : per, 0 };
-		pthread_create(&tid[i], NULL, flood, &job[i]);
-	}
-	for (i = 0; i < threads; i++) {
-		pthread_join(tid[i], NULL);
-		failed |= job[i].failed;
+	if (nd_flood(argv[optind], prefix, count, threads)) {
+		fprintf(stderr, "negflood: a name in %s exists or cannot be "
+			"looked up\n", argv[optind]);
+		return 1;
 	}
 	secs = now() - start;
-	printf("negflood: %lu lookups of missing names in %.2f s (%.0f/s)\n",
+	printf("negflood: %ld lookups of missing names in %.2f s (%.0f/s)\n",
 	       count, secs, count / secs);
-	return failed;
+	return 0;
 
 usage:
 	fprintf(stderr, "usage: negflood [-t THREADS] [-p PREFIX] DIR COUNT\n");

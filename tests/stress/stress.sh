@@ -252,13 +252,13 @@ went_over_and_settled() {
 	events=$(awk '{ print $2 }' "$cg/$1/memory.negative_dentry.events")
 	gone=$(($(stat_of "$1" negative_dentry_reclaimed) + $(stat_of "$1" negative_dentry_killed)))
 	t=0
-	while [ "$(current "$1")" -gt $((limit + limit / 8)) ] && [ $t -lt 600 ]; do
+	while [ "$(current "$1")" -gt $(settled_bound "$limit") ] && [ $t -lt 600 ]; do
 		sleep 0.1
 		t=$((t + 1))
 	done
 	echo "$1: $events events, $gone reclaimed or killed, $(current "$1") now"
 	[ "$events" -ge 1 ] && [ "$gone" -gt 0 ] &&
-		[ "$(current "$1")" -le $((limit + limit / 8)) ]
+		[ "$(current "$1")" -le $(settled_bound "$limit") ]
 }
 tap_check "cgroup limited to 300 went over, reclaimed and settled" \
 	went_over_and_settled l300 300

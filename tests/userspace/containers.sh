@@ -20,7 +20,7 @@
 
 LIMIT=1000
 FLOOD=20000
-BOUND=$((LIMIT + LIMIT / 8))
+BOUND=$(settled_bound $LIMIT)
 flood_dir=/var/tmp/flood
 
 # What a container prints: its limit, then its negative dentries once

@@ -15,7 +15,7 @@
 
 LIMIT=1000
 SLICE_LIMIT=$((LIMIT * 100))
-BOUND=$((LIMIT + LIMIT / 8))
+BOUND=$(settled_bound $LIMIT)
 prom=/var/lib/prometheus/node-exporter/negative-dentry.prom
 # A slice of its own (a dash in a slice's name would nest it: nd-x.slice is
 # in nd.slice, which systemd.sh uses).

@@ -7,7 +7,7 @@
 
 LIMIT=1000
 FLOOD=20000
-BOUND=$((LIMIT + LIMIT / 8))
+BOUND=$(settled_bound $LIMIT)
 units=/etc/systemd/system
 cg=/sys/fs/cgroup/system.slice
 # Slices of their own, where no other unit asks for the memory controller.

@@ -57,6 +57,10 @@ within() {
 	done
 	"$@"
 }
+# settled_bound LIMIT: the most negative dentries a cgroup limited to
+# LIMIT keeps once reclaim has run, as nd_settled_bound() of the selftests'
+# negative_dentry_util.h says why: LIMIT + LIMIT / 8
+settled_bound() { echo $(($1 + $1 / 8)); }
 # holds FILE VALUE: FILE holds VALUE
 holds() { equals "$(cat "$1")" "$2"; }
 # settles FILE VALUE: FILE holds VALUE within 5 s
