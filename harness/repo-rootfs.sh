@@ -19,17 +19,9 @@ src=$1 dir=$2
 version=$(cat "$root/userspace/systemd/version")
 next=$(echo "$version" | awk -F'deb12u' '{ print $1 "deb12u" $2 + 1 }')
 [ -f "$root/build/repo/InRelease" ] || { echo "repo-rootfs: no build/repo: make repo" >&2; exit 1; }
-unmount() {
-	! mountpoint -q "$dir/var/cache/apt/archives" || umount "$dir/var/cache/apt/archives"
-}
-unmount
-trap unmount EXIT
-trap 'exit 1' HUP INT TERM
-rm -rf --one-file-system "$dir"
-mkdir -p "$dir.apt/partial"
-cp -a "$src" "$dir"
-cp /etc/resolv.conf "$dir/etc/resolv.conf"
-mount --bind "$dir.apt" "$dir/var/cache/apt/archives"
+# shellcheck source=harness/rootfs-copy.sh
+. "$root/harness/rootfs-copy.sh"
+copy_rootfs "$src" "$dir"
 # shellcheck disable=SC2016
 packages=$(chroot "$dir" dpkg-query -W -f '${source:Package} ${Package}\n' |
 	awk '$1 == "systemd" { print $2 }')

@@ -8,22 +8,9 @@ set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 src=$1 dir=$2
 packages=$(cat "$root/guest/debian/packages-workloads")
-# what a run that was stopped left mounted, then what this one mounts
-unmount() {
-	for m in "$dir/var/cache/apt/archives" "$dir/proc"; do
-		! mountpoint -q "$m" || umount "$m"
-	done
-}
-unmount
-trap unmount EXIT
-trap 'exit 1' HUP INT TERM
-rm -rf --one-file-system "$dir"
-mkdir -p "$dir.apt/partial"
-cp -a "$src" "$dir"
-cp /etc/resolv.conf "$dir/etc/resolv.conf"
-# the JRE's configuration runs java, which wants /proc
-mount -t proc proc "$dir/proc"
-mount --bind "$dir.apt" "$dir/var/cache/apt/archives"
+# shellcheck source=harness/rootfs-copy.sh
+. "$root/harness/rootfs-copy.sh"
+copy_rootfs "$src" "$dir"
 echo "workloads-rootfs: apt-get install $packages"
 chroot "$dir" sh -c "apt-get update -q && DEBIAN_FRONTEND=noninteractive \
 	apt-get install -y -q --no-install-recommends $packages" \
