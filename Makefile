@@ -176,8 +176,8 @@ deb: tree
 # make systemd-deb: Debian's packages of systemd, built as Debian builds
 # them with userspace/systemd's series in debian/patches, in
 # build/deb/systemd (an hour from cold; skipped when they are up to date).
-# make repo: those and each kernel make deb built, as a signed apt
-# repository in build/repo (harness/repo.sh).
+# make repo: those and the cloud and amd64 kernels make deb built, as a
+# signed apt repository in build/repo (harness/repo.sh).
 systemd-deb:
 	harness/deps.sh userspace
 	harness/systemd.sh deb
@@ -185,15 +185,16 @@ repo: systemd-deb
 	harness/repo.sh
 
 # make repo-check: the Debian guest, with Debian's systemd, installs ours
-# from that repository with apt-get, keeps it over Debian's next upload
-# and rolls back (tests/userspace/apt.sh). Not in make check: it needs the
-# packages.
+# from such a repository (with the small kernel it boots) with apt-get,
+# keeps it over Debian's next upload and rolls back
+# (tests/userspace/apt.sh). Not in make check: it needs the packages.
 REPO_ROOTFS := $(BUILD)/repo-check/rootfs
 repo-check: DEBUG_DEFAULT := 0
 repo-check: GUEST := debian
 repo-check: ROOTFS = $(REPO_ROOTFS)
-repo-check: debian-rootfs repo
-	harness/repo-rootfs.sh $(DEBIAN_ROOTFS) $(REPO_ROOTFS)
+repo-check: debian-rootfs systemd-deb
+	harness/repo.sh $(BUILD)/repo-check/repo small
+	harness/repo-rootfs.sh $(DEBIAN_ROOTFS) $(REPO_ROOTFS) $(BUILD)/repo-check/repo
 	$(VMRUN) --image $(call image,patched) --kernel patched \
 		--log $(BUILD)/repo-check/console.log tests/userspace/apt.sh
 

@@ -5,11 +5,13 @@
 # packaged installed by apt, as on a host, with initramfs-tools to make its
 # initramfs (the cloud kernel's disk drivers and most filesystems are
 # modules), the test programs of the busybox guest, and bpftrace with
-# userspace/bpftrace's programs (tests/userspace/bpftrace.sh).
+# userspace/bpftrace's programs and the kernel's headers package, which
+# bpftrace reads the kernel's types from where it has no BTF
+# (tests/userspace/bpftrace.sh).
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 kernel=${1:-}
-case $kernel in patched | base) ;; *) sed -n '2,8s/^# \{0,1\}//p' "$0"; exit 2 ;; esac
+case $kernel in patched | base) ;; *) sed -n '2,10s/^# \{0,1\}//p' "$0"; exit 2 ;; esac
 debs=$root/build/deb/$kernel-cloud
 dir=$root/build/distro/$kernel/rootfs
 set -- "$debs"/linux-image-*.deb
@@ -17,27 +19,25 @@ set -- "$debs"/linux-image-*.deb
 	echo "distro-rootfs: no package in $debs: make deb CONFIG=cloud KERNEL=$kernel" >&2
 	exit 1
 }
-rm -rf "$dir"
 mkdir -p "$(dirname "$dir")"
-cp -a "$root/build/debian/rootfs" "$dir"
-cp "$1" "$dir/tmp/"
+# shellcheck source=harness/rootfs-copy.sh
+. "$root/harness/rootfs-copy.sh"
+copy_rootfs "$root/build/debian/rootfs" "$dir"
+cp "$1" "$debs"/linux-headers-*.deb "$dir/tmp/"
 cp "$root"/build/guest/bin/* "$dir/usr/local/bin/"
 mkdir -p "$dir/usr/local/share/negative-dentry/bpftrace"
 cp "$root"/userspace/bpftrace/*.bt "$dir/usr/local/share/negative-dentry/bpftrace/"
-cp /etc/resolv.conf "$dir/etc/resolv.conf"
 # apt in the root, as for make debian-rootfs's dpkg: apt would look the
-# root's users up on this machine otherwise. /proc for the maintainer
-# scripts (update-initramfs reads the mounts).
-mount -t proc proc "$dir/proc"
-trap 'umount "$dir/proc"' EXIT
+# root's users up on this machine otherwise. copy_rootfs mounted /proc for
+# the maintainer scripts (update-initramfs reads the mounts).
 # initramfs-tools first: the kernel's postinst makes the initramfs only
 # with it configured, which apt does after the kernel in one transaction.
 chroot "$dir" sh -c 'export DEBIAN_FRONTEND=noninteractive
 	install="apt-get -q -y --no-install-recommends install"
 	{ apt-get -q update && $install initramfs-tools bpftrace &&
-		$install /tmp/linux-image-*.deb; } >/tmp/apt.log 2>&1 ||
-	{ tail -20 /tmp/apt.log; exit 1; }
-	rm /tmp/linux-image-*.deb'
+		$install /tmp/linux-image-*.deb /tmp/linux-headers-*.deb; } \
+		>/tmp/apt.log 2>&1 || { tail -20 /tmp/apt.log; exit 1; }
+	rm /tmp/linux-image-*.deb /tmp/linux-headers-*.deb'
 release=$(basename "$1" | sed 's/^linux-image-\([^_]*\)_.*/\1/')
 for f in vmlinuz initrd.img config; do
 	[ -f "$dir/boot/$f-$release" ] || {

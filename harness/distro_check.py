@@ -84,6 +84,12 @@ def main():
     args = ap.parse_args()
     args.kvm = args.full = False
     wanted = args.kernels.split()
+    names = [s.name for s in suites()]
+    unknown = [n for n in args.suites if n not in names] + \
+        [k for k in wanted if k not in BOTH]
+    if unknown:
+        ap.error(f"no suite or kernel {' '.join(unknown)}; the suites: "
+                 f"{' '.join(names)}; the kernels: {' '.join(BOTH)}")
     chosen = [dataclasses.replace(
         s, kernels=tuple(k for k in s.kernels if k in wanted))
         for s in suites() if s.name in args.suites or not args.suites]

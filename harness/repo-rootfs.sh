@@ -1,10 +1,11 @@
 #!/bin/sh
-# harness/repo-rootfs.sh SRC DIR: the Debian guest's root SRC copied to DIR
+# harness/repo-rootfs.sh SRC DIR REPO: the Debian guest's root SRC copied to DIR
 # for make repo-check, as a machine is before it meets our packages:
 # Debian's own systemd again (make debian-rootfs copied ours over it), and
 # three repositories in /srv, read in the guest with file: URIs:
 #
-#   /srv/negdentry     build/repo (make repo): what operators install from
+#   /srv/negdentry     REPO, as harness/repo.sh makes what operators
+#                      install from
 #   /srv/debian        Debian's packages of the installed systemd, which
 #                      stand for Debian's archive (the guest is offline)
 #   /srv/debian-next   the same packages as Debian's next upload would
@@ -15,10 +16,10 @@
 # Made anew each time; the downloaded packages are kept in DIR.apt.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-src=$1 dir=$2
+src=$1 dir=$2 repo=$3
 version=$(cat "$root/userspace/systemd/version")
 next=$(echo "$version" | awk -F'deb12u' '{ print $1 "deb12u" $2 + 1 }')
-[ -f "$root/build/repo/InRelease" ] || { echo "repo-rootfs: no build/repo: make repo" >&2; exit 1; }
+[ -f "$repo/InRelease" ] || { echo "repo-rootfs: no repository in $repo: harness/repo.sh" >&2; exit 1; }
 # shellcheck source=harness/rootfs-copy.sh
 . "$root/harness/rootfs-copy.sh"
 copy_rootfs "$src" "$dir"
@@ -31,7 +32,7 @@ chroot "$dir" sh -c "apt-get update -q && DEBIAN_FRONTEND=noninteractive \
 	apt-get install -y -q --reinstall $pinned" >"$dir.log" 2>&1 ||
 	{ tail -20 "$dir.log" >&2; exit 1; }
 mkdir -p "$dir/srv/debian" "$dir/srv/debian-next"
-cp -a "$root/build/repo" "$dir/srv/negdentry"
+cp -a "$repo" "$dir/srv/negdentry"
 for p in $packages; do
 	for deb in "$dir.apt/${p}_${version}_"*.deb; do :; done
 	cp "$deb" "$dir/srv/debian/"

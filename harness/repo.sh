@@ -1,21 +1,30 @@
 #!/bin/sh
-# harness/repo.sh: the apt repository that operators install from (make
-# repo), in build/repo: our systemd (make systemd-deb) and each kernel make
-# deb built (build/deb/patched-*), as a flat repository that apt-ftparchive
-# indexes and gpg signs. Beside the packages go the public key and
-# userspace/apt's sources and preferences files, which is all a machine
-# needs: copy the folder to /srv/negdentry (docs/user-guide.md, "Installing
-# with apt").
+# harness/repo.sh [DIR [CONFIG...]]: the apt repository that operators
+# install from (make repo), in DIR (build/repo): our systemd (make
+# systemd-deb) and the kernel packages make deb built of each CONFIG
+# (cloud and debian: the ones a host boots), as a flat repository that
+# apt-ftparchive indexes and gpg signs. Beside the packages go the public
+# key and userspace/apt's sources and preferences files, which is all a
+# machine needs: copy the folder to /srv/negdentry (docs/user-guide.md,
+# "Installing with apt"). make repo-check makes one with the small kernel
+# its guest boots.
 #
-# The key is generated on the first run and kept in build/repo-key; with
-# GNUPGHOME and REPO_KEY set, the key REPO_KEY names signs instead.
+# The key is generated on the first run and kept outside the build folder,
+# in /var/lib/negdentry/repo-key, so that machines that trust it keep
+# trusting the next repository; with GNUPGHOME and REPO_KEY set, the key
+# REPO_KEY names signs instead.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-repo=$root/build/repo
+repo=${1:-$root/build/repo}
+configs="cloud debian"
+if [ $# -gt 1 ]; then
+	shift
+	configs=$*
+fi
 set -- "$root"/build/deb/systemd/*.deb
 [ -f "$1" ] || { echo "repo.sh: no systemd packages: make systemd-deb" >&2; exit 1; }
 if [ -z "${REPO_KEY:-}" ]; then
-	export GNUPGHOME="$root/build/repo-key"
+	export GNUPGHOME=/var/lib/negdentry/repo-key
 	REPO_KEY="negdentry repository <negdentry@localhost>"
 	if ! gpg --batch --list-secret-keys "$REPO_KEY" >/dev/null 2>&1; then
 		mkdir -p "$GNUPGHOME" && chmod 700 "$GNUPGHOME"
@@ -29,8 +38,13 @@ rm -rf "$repo" && mkdir -p "$repo"
 for deb; do
 	case $deb in *-dbgsym_*) ;; *) cp -l "$deb" "$repo/" ;; esac
 done
-for k in "$root"/build/deb/patched-*/; do
-	[ -d "$k" ] && cp -l "$k"*.deb "$repo/"
+for config in $configs; do
+	k=$root/build/deb/patched-$config
+	if [ -d "$k" ]; then
+		cp -l "$k"/*.deb "$repo/"
+	else
+		echo "repo.sh: no $config kernel: make deb CONFIG=$config" >&2
+	fi
 done
 cd "$repo"
 apt-ftparchive packages . >Packages 2>"$repo.log"

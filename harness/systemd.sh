@@ -12,7 +12,9 @@
 #   harness/systemd.sh deb           Debian's packages of it, as Debian
 #                                    builds them (man pages, LTO), with
 #                                    the series in debian/patches, in
-#                                    build/deb/systemd/ (make systemd-deb)
+#                                    build/deb/systemd/ (make systemd-deb),
+#                                    at the version of package-version,
+#                                    which a changed series must raise
 #   harness/systemd.sh import|export edit the series as commits of a git
 #                                    tree (build/systemd/series), as
 #                                    harness/series.py does for the kernel
@@ -29,9 +31,6 @@ base=$work/src
 tree=$work/tree
 obj=$work/obj
 tests="test-load-fragment"
-# A version that sorts after Debian's own, and before its next upload:
-# raise the number when the series changes.
-pkgversion=$version+negdentry1
 targets="src/core/libsystemd-core-252.so src/shared/libsystemd-shared-252.so
 systemctl systemd-run systemd $tests"
 
@@ -83,11 +82,28 @@ install)
 deb)
 	source_tree
 	out=$root/build/deb/systemd
+	# The packages' version sorts after Debian's own and before its next
+	# upload. package-version records the series it was given to, so that
+	# a changed series cannot go out under a version machines already
+	# have, which apt would never replace.
+	read -r pkgversion recorded <"$patches/package-version"
+	case $pkgversion in
+	"$version"+negdentry[0-9]*) ;;
+	*)
+		echo "systemd.sh: $pkgversion in userspace/systemd/package-version is not $version+negdentryN" >&2
+		exit 1
+		;;
+	esac
+	# shellcheck disable=SC2046
+	sum=$(cd "$patches" && cat series $(cat series) | sha256sum | cut -c1-16)
+	if [ "$sum" != "$recorded" ]; then
+		echo "systemd.sh: the series changed since $pkgversion: raise its number in" >&2
+		echo "userspace/systemd/package-version and write $sum after it" >&2
+		exit 1
+	fi
 	# Only when the version or the series changed: the link with LTO
 	# takes minutes even when ccache has every object.
-	# shellcheck disable=SC2046
-	sum=$( (echo "$pkgversion" && cd "$patches" && cat version series $(cat series)) |
-		sha256sum | cut -c1-16)
+	sum="$pkgversion $sum"
 	if [ "$(cat "$out/.negdentry-series" 2>/dev/null)" = "$sum" ]; then
 		echo "systemd: packages of $pkgversion are up to date in $out"
 		exit 0

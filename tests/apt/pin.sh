@@ -33,7 +33,8 @@ repo() {
 # sources REPO...: the repositories apt reads
 sources() {
 	for r; do echo "deb [trusted=yes] file:$a/repos/$r ./"; done >"$a/etc/sources.list"
-	apta apt-get update >/dev/null 2>&1
+	apta apt-get update >"$a/update.log" 2>&1 && ! grep -q '^[WE]:' "$a/update.log" ||
+		{ echo "apt-get update failed:"; cat "$a/update.log"; exit 1; }
 }
 # installed PACKAGE=VERSION...: what dpkg has installed
 installed() {
@@ -87,7 +88,17 @@ unpinned
 tap_check "unpinned: apt-get upgrade would replace ours with $next" \
 	equals "$(simulated systemd upgrade)" "$next"
 
-# The rollback of the admin guide: the pin and the repository removed,
+# A machine that already has Debian's next upload, when our repository
+# comes: apt keeps Debian's newer systemd rather than downgrade it.
+installed "systemd=$next" "udev=$next" bash=5.2.15-2+b9
+sources ours debian debian-next
+pinned
+tap_check "pinned: Debian's newer systemd, installed, is not downgraded" \
+	equals "$(simulated systemd upgrade)" ""
+installed "systemd=$ours" "udev=$ours" bash=5.2.15-2+b2
+unpinned
+
+# The rollback of the user guide: the pin and the repository removed,
 # then each package of ours installed again at the Debian release's.
 sources debian
 tap_check "rolled back: without /bookworm, apt keeps what is installed" \

@@ -67,22 +67,27 @@ tap_check "without the pin, apt-get upgrade would install $next" \
 mv /tmp/negdentry.pref /etc/apt/preferences.d/
 
 # The rollback of the user guide: the pin and the repository go, and
-# each package of ours goes back to Debian's release.
+# each package of ours goes back to Debian's release. Without the next
+# upload, Debian's release is older than ours: a downgrade.
 mkdir -p /etc/systemd/system/ndapt.slice.d
 printf '[Slice]\nNegativeDentryMax=300\n' >/etc/systemd/system/ndapt.slice.d/limit.conf
-rm /etc/apt/preferences.d/negdentry.pref /etc/apt/sources.list.d/negdentry.sources
+rm /etc/apt/preferences.d/negdentry.pref /etc/apt/sources.list.d/negdentry.sources \
+	/etc/apt/sources.list.d/debian-next.list
 apt-get update -q >/dev/null 2>&1
 tap_check "apt-get install --allow-downgrades PACKAGE/bookworm..." \
 	apt_get install -y --allow-downgrades $(dpkg-query -W \
 	-f '${Package} ${Version}\n' | awk '$2 ~ /\+negdentry/ { print $1 "/bookworm" }')
-tap_check "every package of systemd's source is Debian's $next" equals "$(versions)" "$next"
+tap_check "every package of systemd's source is Debian's $debian" equals "$(versions)" "$debian"
 tap_check "the running systemd is Debian's" \
 	equals "$(systemctl show -P DefaultNegativeDentryMax)" ""
 tap_check "it ignores NegativeDentryMax= in a unit file, and says so" \
 	mentions "$(systemd-analyze verify ndapt.slice 2>&1)" "Unknown key 'NegativeDentryMax'"
 systemctl daemon-reload
 systemd-run -q --unit nd-apt-after --slice ndapt.slice sleep 600
-tap_check "the kernel's limit stays max" holds /sys/fs/cgroup/ndapt.slice/memory.negative_dentry.max max
+tap_check "the kernel's limit stays max in a unit started after" \
+	holds /sys/fs/cgroup/ndapt.slice/memory.negative_dentry.max max
+tap_check "a unit started before keeps its limit until it restarts" \
+	holds $cgroup/memory.negative_dentry.max 200
 tap_check "metrics: the kernel has the limits" equals "$(metric negative_dentry_kernel_supported)" 1
 tap_check "metrics: systemd does not know NegativeDentryMax=" \
 	equals "$(metric negative_dentry_systemd_supported)" 0

@@ -10,6 +10,9 @@
 tap_n=0
 tap_failed=0
 tap_results=$(mktemp /tmp/tap.XXXXXX)
+# A script that exits early, by a failed command or an exit of its own,
+# still prints what it found, and fails.
+trap 'tap_status=$?; trap - EXIT; tap_failed=$((tap_failed + (tap_status != 0))); tap_done' EXIT
 
 tap_check() {
 	tap_name=$1
@@ -27,6 +30,7 @@ tap_check() {
 }
 
 tap_done() {
+	trap - EXIT
 	echo "selftest: ${0##*/}"
 	echo "TAP version 13"
 	echo "1..$tap_n"
