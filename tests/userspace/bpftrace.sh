@@ -23,8 +23,22 @@ trace() {
 	echo $! >"/tmp/$1.pid"
 	within 300 grep -q '^Attaching' "/tmp/$1.out"
 }
-# stop PROGRAM: on SIGINT, bpftrace prints its maps and exits
-stop() { kill -INT "$(cat "/tmp/$1.pid")" && wait "$(cat "/tmp/$1.pid")"; }
+# stop PROGRAM: on SIGINT, bpftrace prints its maps and exits; one that
+# has not within ten minutes is killed, and its output shown
+stop() {
+	echo "progress: stopping $1"
+	start=$(date +%s)
+	pid=$(cat "/tmp/$1.pid")
+	kill -INT "$pid"
+	i=0
+	while kill -0 "$pid" 2>/dev/null && [ $i -lt 600 ]; do
+		sleep 1
+		i=$((i + 1))
+	done
+	kill -KILL "$pid" 2>/dev/null && sed 's/^/# /' "/tmp/$1.out"
+	wait "$pid"
+	echo "progress: $1 ended after $(($(date +%s) - start)) s"
+}
 # total PROGRAM [TEXT...]: the sum of PROGRAM's map values on the lines
 # that hold every TEXT
 total() {
@@ -34,7 +48,10 @@ total() {
 		/^@/ { for (i = 1; i <= n; i++) if (index($0, w[i]) == 0) next
 			s += $NF } END { print s + 0 }' "$@" <"$f"
 }
-flood() { (echo 0 >$top/cgroup.procs && exec "$negflood" -p "$1-" "$2" "$3") >/dev/null; }
+flood() {
+	echo "progress: flooding $2 with $3 names"
+	(echo 0 >$top/cgroup.procs && exec timeout 600 "$negflood" -p "$1-" "$2" "$3") >/dev/null
+}
 stat_of() { awk -v k="$1" '$1 == k { print $2 }' $top/memory.stat; }
 # steady: the cgroup's reclaimed count has stopped moving for a second,
 # so that every reclaim run has ended and reported
