@@ -14,7 +14,7 @@ ours=$debian+negdentry1
 # Debian's next upload: the same upstream, the next deb12uN
 next=$(echo "$debian" | awk -F'deb12u' '{ print $1 "deb12u" $2 + 1 }')
 a=$(mktemp -d)
-trap 'rm -rf "$a"' EXIT
+trap 'status=$?; rm -rf "$a"; tap_exit $status' EXIT
 
 # repo NAME ORIGIN CODENAME PACKAGE=VERSION...: a flat repository's index
 repo() {
@@ -105,4 +105,5 @@ tap_check "rolled back: without /bookworm, apt keeps what is installed" \
 	equals "$(candidate systemd)" "$ours"
 tap_check "rolled back: PACKAGE/bookworm --allow-downgrades takes Debian's" \
 	equals "$(simulated systemd install --allow-downgrades systemd/bookworm udev/bookworm)" "$debian"
-tap_done
+# the EXIT trap removes the apt root and prints the results
+exit 0

@@ -10,9 +10,14 @@
 tap_n=0
 tap_failed=0
 tap_results=$(mktemp /tmp/tap.XXXXXX)
-# A script that exits early, by a failed command or an exit of its own,
-# still prints what it found, and fails.
-trap 'tap_status=$?; trap - EXIT; tap_failed=$((tap_failed + (tap_status != 0))); tap_done' EXIT
+# tap_exit STATUS, the EXIT trap: a script that exits early, by a failed
+# command or an exit of its own, still prints what it found, and fails
+# if STATUS is not 0. A script with an EXIT trap of its own calls it last.
+tap_exit() {
+	tap_failed=$((tap_failed + ($1 != 0)))
+	tap_done
+}
+trap 'tap_exit $?' EXIT
 
 tap_check() {
 	tap_name=$1
