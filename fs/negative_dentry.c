@@ -268,27 +268,19 @@ static void negative_dir_set_target(struct negative_dir *ndir, long limit)
 }
 
 /*
- * Trim the cold negative children of a queued directory to the limit less
- * a margin. Each step goes as far as *@budget allows.
+ * Trim the cold negative children of a queued directory, from its cursor
+ * on, a batch at a time while *@budget lasts. The first pass over the
+ * children spares hot negative ones, the second ages them: the next
+ * episode takes them unless they are looked up again.
  *
  * Return: true when the directory is done with, false to come back to it.
  */
-static bool negative_dir_reclaim(struct negative_dir *ndir, long *budget)
+static bool negative_dir_trim(struct negative_dir *ndir, long limit,
+			      long *budget)
 {
 	struct dentry *dir = ndir->dir;
-	struct super_block *sb = dir->d_sb;
-	long limit = READ_ONCE(dentry_dir_max);
 	long scanned = 0, reclaimed = 0;
 	bool done = false;
-
-	if (!limit || d_unlinked(dir) || !negative_dentry_lock_sb(sb))
-		return true;
-	if (!ndir->cursor) {
-		ndir->cursor = d_alloc_cursor(dir);
-		negative_dir_set_target(ndir, limit);
-	}
-	if (!ndir->cursor || !ndir->to_reclaim)
-		done = true;
 
 	while (!done && *budget > 0) {
 		struct d_negative_scan scan = {
@@ -303,11 +295,6 @@ static bool negative_dir_reclaim(struct negative_dir *ndir, long *budget)
 		reclaimed += n;
 		ndir->to_reclaim -= n;
 		ndir->reclaimed += n;
-		/*
-		 * The first pass spares hot negative children, the second
-		 * ages them: the next episode takes them unless they are
-		 * looked up again.
-		 */
 		if (ndir->to_reclaim <= 0 || (scan.end && ++ndir->passes >= 2))
 			done = true;
 		/*
@@ -322,8 +309,33 @@ static bool negative_dir_reclaim(struct negative_dir *ndir, long *budget)
 		}
 		cond_resched();
 	}
-	up_read(&sb->s_umount);
 	trace_negative_dentry_reclaim_dir(dir, scanned, reclaimed);
+	return done;
+}
+
+/*
+ * Take s_umount shared and trim a queued directory to the limit less a
+ * margin. Return true at once, so that the directory is dropped, if the
+ * limit was cleared, the directory was unlinked, s_umount is contended or
+ * the filesystem is frozen.
+ *
+ * Return: true when the directory is done with, false to come back to it.
+ */
+static bool negative_dir_reclaim(struct negative_dir *ndir, long *budget)
+{
+	struct super_block *sb = ndir->dir->d_sb;
+	long limit = READ_ONCE(dentry_dir_max);
+	bool done;
+
+	if (!limit || d_unlinked(ndir->dir) || !negative_dentry_lock_sb(sb))
+		return true;
+	if (!ndir->cursor) {
+		ndir->cursor = d_alloc_cursor(ndir->dir);
+		negative_dir_set_target(ndir, limit);
+	}
+	done = !ndir->cursor || !ndir->to_reclaim ||
+	       negative_dir_trim(ndir, limit, budget);
+	up_read(&sb->s_umount);
 	return done;
 }
 

@@ -4,15 +4,22 @@
  * dentries of a memory cgroup.
  *
  * A negative dentry belongs to the memcg of its slab object, whose dentry
- * LRU lists hold it, and counts while it is on those lists (fs/dcache.c
- * reports every change). Each cpu keeps the changes of a few memcgs at a
- * time in the slots of its stock, as memcg_stock does for page charges,
- * and charges them to the memcg and each ancestor at once when a batch is
- * full or the slot goes to another memcg: so that every cgroup counts its
- * subtree, a dentry charged to a removed child can be uncharged at the
- * parent its objcg was reparented to, and the count any limit acts on
- * misses one batch a slot at most, however many descendants the cgroup
- * has.
+ * LRU lists hold it, and counts while it is on those lists. Counting has
+ * three layers, each with its own verb:
+ *
+ * - fs/dcache.c accounts each change of a dentry (d_negative_account());
+ * - the change is added to a slot of the cpu's stock, which keeps the
+ *   changes of a few memcgs at a time, as memcg_stock does for page
+ *   charges (memcg_negative_dentry_stock_add(), inline, and
+ *   __memcg_negative_dentry_stock_add() when the slot is full or holds
+ *   another memcg);
+ * - a slot's changes are charged to the memcg and each ancestor at once
+ *   (negative_dentry_charge()).
+ *
+ * So every cgroup counts its subtree, a dentry charged to a removed child
+ * can be uncharged at the parent its objcg was reparented to, and the
+ * count any limit acts on misses at most one batch for each slot, however
+ * many descendants the cgroup has.
  *
  * Over its limit, a cgroup's reclaim work takes the unused, cold negative
  * dentries of the cgroup and its descendants from their own LRU lists, on
@@ -54,6 +61,9 @@
  */
 #define NEGATIVE_DENTRY_CHARGE_BATCH	32
 #define NEGATIVE_DENTRY_UNLIMITED_BATCH	64
+
+/* How memory.negative_dentry.max reads and takes "no limit". */
+#define MEMCG_NEGATIVE_DENTRY_MAX_STR	"max"
 
 DEFINE_PER_CPU(struct memcg_negative_dentry_stock, memcg_negative_dentry_stock) = {
 	.lock = INIT_LOCAL_LOCK(lock),
@@ -112,7 +122,7 @@ static void negative_dentry_task_reclaim_queue(void);
 static long negative_dentry_charge(struct mem_cgroup *memcg, long nr,
 				   bool *behind)
 {
-	long limit = LONG_MAX, headroom = LONG_MAX;
+	long limit = MEMCG_NEGATIVE_DENTRY_MAX, headroom = LONG_MAX;
 
 	for (; memcg && !mem_cgroup_is_root(memcg);
 	     memcg = parent_mem_cgroup(memcg)) {
@@ -124,7 +134,7 @@ static long negative_dentry_charge(struct mem_cgroup *memcg, long nr,
 			queue_work(negative_dentry_wq, &mnd->reclaim_work);
 			*behind |= negative_dentry_behind(usage, max);
 		}
-		if (max != LONG_MAX) {
+		if (max != MEMCG_NEGATIVE_DENTRY_MAX) {
 			limit = min(limit, max);
 			/*
 			 * A cpu's batch of uncharges can reach @usage before
@@ -135,7 +145,7 @@ static long negative_dentry_charge(struct mem_cgroup *memcg, long nr,
 		}
 	}
 	/* Without a limit on the path, no need to count cpus. */
-	if (limit == LONG_MAX)
+	if (limit == MEMCG_NEGATIVE_DENTRY_MAX)
 		return NEGATIVE_DENTRY_UNLIMITED_BATCH;
 	return negative_dentry_batch(limit, headroom, num_online_cpus() *
 				     MEMCG_NEGATIVE_DENTRY_STOCK_SLOTS);
@@ -190,7 +200,7 @@ negative_dentry_slot_of(struct memcg_negative_dentry_stock *stock,
 }
 
 /**
- * __memcg_negative_dentry_charge - charge a cpu's stock
+ * __memcg_negative_dentry_stock_add - the slow path of a change to a stock
  * @stock: this cpu's stock, locked
  * @memcg: the memcg of the change; the caller holds rcu_read_lock()
  * @nr: the change, which filled the batch of @memcg's slot, or was not
@@ -201,16 +211,17 @@ negative_dentry_slot_of(struct memcg_negative_dentry_stock *stock,
  * with nothing waiting after a charge; or with the first change of
  * @memcg waiting, which the next one charges, if no slot held it: the
  * slot it takes, an empty one or the next in turn, charges the memcg it
- * held. (A
- * @memcg being freed is charged at once, and nothing is kept.) If the
+ * held. (A @memcg being freed is charged at once, and nothing is kept.)
+ * If the
  * reclaim work is behind, the task adding negative dentries reclaims too,
  * before it returns to user space. Called from
- * memcg_negative_dentry_account(), under a dentry's d_lock. (The root
+ * memcg_negative_dentry_stock_add(), under a dentry's d_lock. (The root
  * cgroup, whose dentries come from removed cgroups reparented to it,
  * counts nothing: for it, the slot just empties.)
  */
-void __memcg_negative_dentry_charge(struct memcg_negative_dentry_stock *stock,
-				    struct mem_cgroup *memcg, int nr)
+void
+__memcg_negative_dentry_stock_add(struct memcg_negative_dentry_stock *stock,
+				  struct mem_cgroup *memcg, int nr)
 {
 	struct memcg_negative_dentry_slot *slot, *free;
 	int seq = atomic_read_acquire(&negative_dentry_max_seq);
@@ -245,7 +256,7 @@ void __memcg_negative_dentry_charge(struct memcg_negative_dentry_stock *stock,
 			 * The change waits with a batch of 1: the next change
 			 * of @memcg charges and sizes the batch. A cpu going
 			 * round more cgroups than it has slots so walks one
-			 * path a change, the drain's, not two.
+			 * path for each change, the drain's, not two.
 			 */
 			WRITE_ONCE(slot->batch, 1);
 			WRITE_ONCE(slot->nr, nr);
@@ -390,10 +401,10 @@ static long negative_dentry_slot_nr(int cpu, int i, struct mem_cgroup *root)
  * The negative dentries of @memcg's subtree: its count and what waits in
  * the slots of its descendants. The slots are read while their changes
  * move into the counts: a batch that moves after @usage was read and
- * before its slot is read is missed, so a count can read short by a batch
- * a slot for a moment, or below zero near zero; none is counted twice
- * (changes leave a slot for the counts only), nor one of a cgroup outside
- * the subtree (negative_dentry_slot_nr()).
+ * before its slot is read is missed, so a count can briefly read short by
+ * up to one batch per slot, or below zero near zero; none is counted
+ * twice (changes leave a slot for the counts only), nor one of a cgroup
+ * outside the subtree (negative_dentry_slot_nr()).
  */
 static long negative_dentry_usage(struct mem_cgroup *memcg)
 {
@@ -445,7 +456,8 @@ bool memcg_negative_dentry_over_kill(struct mem_cgroup *memcg)
 		struct memcg_negative_dentry *mnd = &memcg->negative_dentry;
 		long max = READ_ONCE(mnd->max);
 
-		if (max != LONG_MAX && atomic_long_read(&mnd->usage) >=
+		if (max != MEMCG_NEGATIVE_DENTRY_MAX &&
+		    atomic_long_read(&mnd->usage) >=
 		    negative_dentry_kill_threshold(max))
 			return true;
 	}
@@ -673,6 +685,14 @@ static bool negative_dentry_reclaim_cycle(struct mem_cgroup *root,
 #define NEGATIVE_DENTRY_TASK_BATCH	1024L
 
 /*
+ * A task scans at most this many dentries for each one it is to reclaim:
+ * its lists may be mostly positive or hot negative dentries, and its
+ * return to user space must stay short. The reclaim work takes what it
+ * leaves.
+ */
+#define NEGATIVE_DENTRY_TASK_SCAN_RATIO	4
+
+/*
  * On its way back to user space, a task that added negative dentries
  * while the reclaim work was behind takes a bounded batch from each cgroup
  * on its own path still over by more than the margin: the cost then falls
@@ -700,10 +720,11 @@ static void negative_dentry_task_reclaim(struct callback_head *cb)
 		struct negative_dentry_reclaim sc = { };
 		struct negative_dentry_shares sh;
 
-		if (max == LONG_MAX || !negative_dentry_behind(usage, max))
+		if (max == MEMCG_NEGATIVE_DENTRY_MAX ||
+		    !negative_dentry_behind(usage, max))
 			continue;
 		sc.nr_to_reclaim = min(usage - target, NEGATIVE_DENTRY_TASK_BATCH);
-		sc.budget = 4 * sc.nr_to_reclaim;
+		sc.budget = NEGATIVE_DENTRY_TASK_SCAN_RATIO * sc.nr_to_reclaim;
 		/*
 		 * The task's own lists first, it is the one adding to them,
 		 * but only for its quota: a task of a cgroup under its share
@@ -872,7 +893,7 @@ void memcg_negative_dentry_init(struct mem_cgroup *memcg)
 {
 	struct memcg_negative_dentry *mnd = &memcg->negative_dentry;
 
-	mnd->max = LONG_MAX;
+	mnd->max = MEMCG_NEGATIVE_DENTRY_MAX;
 	mutex_init(&mnd->max_mutex);
 	INIT_WORK(&mnd->reclaim_work, negative_dentry_reclaim_workfn);
 	INIT_WORK(&mnd->drain_work, negative_dentry_drain_workfn);
@@ -903,12 +924,12 @@ void memcg_negative_dentry_offline(struct mem_cgroup *memcg)
  * A lower limit on @memcg: the slots that hold @memcg or a descendant
  * let no change wait until their next charge sizes their batch again,
  * and their flush work charges what the old batch let wait, up to
- * NEGATIVE_DENTRY_UNLIMITED_BATCH - 1 changes a slot. Left there, those
+ * NEGATIVE_DENTRY_UNLIMITED_BATCH - 1 changes in each slot. Left there, those
  * would stay out of the count the limit acts on until the slot's cpu next
  * changed the cgroup, while other cpus took it over the limit unseen.
  *
  * A charge that read the old limit may write its batch after this: the
- * full barrier pairs with the one in __memcg_negative_dentry_charge() so
+ * full barrier pairs with the one in __memcg_negative_dentry_stock_add() so
  * that either that charge sees the sequence move and lowers its own
  * batch, or this sees its memcg in the slot and writes after it.
  */
@@ -949,16 +970,19 @@ static void negative_dentry_lower_batches(struct mem_cgroup *memcg)
 static void negative_dentry_set_max(struct mem_cgroup *memcg, long max)
 {
 	struct memcg_negative_dentry *mnd = &memcg->negative_dentry;
+	bool limited = max != MEMCG_NEGATIVE_DENTRY_MAX;
+	bool was_limited;
 	long old;
 
 	mutex_lock(&mnd->max_mutex);
 	old = mnd->max;
+	was_limited = old != MEMCG_NEGATIVE_DENTRY_MAX;
 	WRITE_ONCE(mnd->max, max);
 	if (max < old)
 		negative_dentry_lower_batches(memcg);
-	if (old == LONG_MAX && max != LONG_MAX)
+	if (!was_limited && limited)
 		static_branch_deferred_inc(&negative_dentry_limits);
-	else if (old != LONG_MAX && max == LONG_MAX)
+	else if (was_limited && !limited)
 		static_branch_slow_dec_deferred(&negative_dentry_limits);
 	mutex_unlock(&mnd->max_mutex);
 }
@@ -969,7 +993,7 @@ static void negative_dentry_set_max(struct mem_cgroup *memcg, long max)
  */
 void memcg_negative_dentry_reset(struct mem_cgroup *memcg)
 {
-	negative_dentry_set_max(memcg, LONG_MAX);
+	negative_dentry_set_max(memcg, MEMCG_NEGATIVE_DENTRY_MAX);
 }
 
 /**
@@ -984,7 +1008,7 @@ void memcg_negative_dentry_free(struct mem_cgroup *memcg)
 {
 	struct memcg_negative_dentry *mnd = &memcg->negative_dentry;
 
-	if (mnd->max != LONG_MAX)
+	if (mnd->max != MEMCG_NEGATIVE_DENTRY_MAX)
 		static_branch_slow_dec_deferred(&negative_dentry_limits);
 	cancel_work_sync(&mnd->reclaim_work);
 }
@@ -1009,18 +1033,19 @@ void memcg_negative_dentry_stat(struct mem_cgroup *memcg, struct seq_buf *s)
 }
 
 /*
- * "max" or a count in 0 .. LONG_MAX - 1, in decimal digits alone: no sign,
- * no base prefix, nothing after it.
+ * MEMCG_NEGATIVE_DENTRY_MAX_STR, or a count below MEMCG_NEGATIVE_DENTRY_MAX
+ * in decimal digits alone: no sign, no base prefix, nothing after it.
  */
 static int negative_dentry_parse_max(const char *buf, long *max)
 {
 	long val;
 
-	if (!strcmp(buf, "max")) {
-		*max = LONG_MAX;
+	if (!strcmp(buf, MEMCG_NEGATIVE_DENTRY_MAX_STR)) {
+		*max = MEMCG_NEGATIVE_DENTRY_MAX;
 		return 0;
 	}
-	if (!isdigit(buf[0]) || kstrtol(buf, 10, &val) || val == LONG_MAX)
+	if (!isdigit(buf[0]) || kstrtol(buf, 10, &val) ||
+	    val == MEMCG_NEGATIVE_DENTRY_MAX)
 		return -EINVAL;
 	*max = val;
 	return 0;
@@ -1034,10 +1059,10 @@ static s64 negative_dentry_current_read(struct cgroup_subsys_state *css,
 
 static int negative_dentry_max_show(struct seq_file *m, void *v)
 {
-	long max = READ_ONCE(mem_cgroup_from_css(seq_css(m))->negative_dentry.max);
+	long max = READ_ONCE(mem_cgroup_from_seq(m)->negative_dentry.max);
 
-	if (max == LONG_MAX)
-		seq_puts(m, "max\n");
+	if (max == MEMCG_NEGATIVE_DENTRY_MAX)
+		seq_puts(m, MEMCG_NEGATIVE_DENTRY_MAX_STR "\n");
 	else
 		seq_printf(m, "%ld\n", max);
 	return 0;
@@ -1066,21 +1091,25 @@ static ssize_t negative_dentry_max_write(struct kernfs_open_file *of,
 	return nbytes;
 }
 
+static void __negative_dentry_events_show(struct seq_file *m,
+					  atomic_long_t *events)
+{
+	seq_printf(m, "max %ld\n", atomic_long_read(events));
+}
+
 static int negative_dentry_events_show(struct seq_file *m, void *v)
 {
-	struct mem_cgroup *memcg = mem_cgroup_from_css(seq_css(m));
+	struct mem_cgroup *memcg = mem_cgroup_from_seq(m);
 
-	seq_printf(m, "max %ld\n",
-		   atomic_long_read(&memcg->negative_dentry.events));
+	__negative_dentry_events_show(m, &memcg->negative_dentry.events);
 	return 0;
 }
 
 static int negative_dentry_events_local_show(struct seq_file *m, void *v)
 {
-	struct mem_cgroup *memcg = mem_cgroup_from_css(seq_css(m));
+	struct mem_cgroup *memcg = mem_cgroup_from_seq(m);
 
-	seq_printf(m, "max %ld\n",
-		   atomic_long_read(&memcg->negative_dentry.events_local));
+	__negative_dentry_events_show(m, &memcg->negative_dentry.events_local);
 	return 0;
 }
 

@@ -13,12 +13,12 @@ static void max_parses_max_and_counts(struct kunit *test)
 		const char *buf;
 		long max;
 	} good[] = {
-		{ "max", LONG_MAX },
+		{ "max", MEMCG_NEGATIVE_DENTRY_MAX },
 		{ "0", 0 },
 		{ "1", 1 },
 		{ "5000", 5000 },
 		{ "012", 12 },
-		{ "9223372036854775806", LONG_MAX - 1 },
+		{ "9223372036854775806", MEMCG_NEGATIVE_DENTRY_MAX - 1 },
 	};
 	long max;
 	int i;
