@@ -270,8 +270,8 @@ comma := ,
 $(foreach p,$(OUR_PROGRAMS),$(eval $(call selftest_rule,$(firstword $(subst :, ,$(p))),\
 	$(subst $(comma), ,$(lastword $(subst :, ,$(p)))))))
 
-# negflood floods with the selftests' nd_flood()
-$(BUILD)/guest/bin/negflood: $(NEGATIVE_DENTRY_UTIL)
+# negflood and nd_bench's runaway flood as the selftests do (nd_flood_start())
+$(BUILD)/guest/bin/negflood $(BUILD)/guest/bin/nd_bench: $(NEGATIVE_DENTRY_UTIL)
 $(BUILD)/guest/bin/%: guest/progs/%.c
 	@mkdir -p $(@D)
 	$(STATIC_CC) -O2 -Wextra -Werror -I$(dir $(NEGATIVE_DENTRY_UTIL)) -o $@ $<

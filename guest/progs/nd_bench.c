@@ -65,6 +65,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../kselftest.h"
+#include "negative_dentry_util.h"
+
 static double now(void)
 {
 	struct timespec ts;
@@ -284,33 +287,6 @@ static int cmd_storm(int dirs, int headers, int rounds)
 	return 0;
 }
 
-struct flood {
-	const char *dir;
-	long first, count;
-};
-
-static atomic_int floods_done;
-static atomic_bool floods_stop;
-static atomic_long flooded;
-
-static void *flood_thread(void *arg)
-{
-	struct flood *f = arg;
-	char path[4096];
-	struct stat st;
-	long i;
-
-	for (i = f->first; i < f->first + f->count; i++) {
-		if (atomic_load_explicit(&floods_stop, memory_order_relaxed))
-			break;
-		snprintf(path, sizeof(path), "%s/missing%ld", f->dir, i);
-		stat(path, &st);
-	}
-	atomic_fetch_add(&flooded, i - f->first);
-	atomic_fetch_add(&floods_done, 1);
-	return NULL;
-}
-
 static long read_count(const char *file)
 {
 	char buf[256], *p = buf;
@@ -332,24 +308,19 @@ static long read_count(const char *file)
 	return strtol(p, NULL, 10);
 }
 
+/* The selftests' flood, watched from here. */
 static int cmd_runaway(const char *file, const char *dir, long n, int threads,
 		       double secs)
 {
-	struct flood f[64];
-	pthread_t tid[64];
 	long base = strstr(file, "dentry-state") ? read_count(file) : 0;
-	long peak = 0, last_ms = -1000, count, ms;
+	long peak = 0, last_ms = -1000, count, ms, made = 0;
 	double start = now();
-	int i;
+	struct nd_floods fl;
+	int i, ret;
 
-	if (threads < 1 || threads > 64)
-		return 2;
 	make_dir(dir);
-	for (i = 0; i < threads; i++) {
-		f[i] = (struct flood){ dir, i * (n / threads), n / threads };
-		if (pthread_create(&tid[i], NULL, flood_thread, &f[i]))
-			die("pthread_create");
-	}
+	if (nd_flood_start(&fl, dir, "missing", n, threads))
+		return 2;
 	do {
 		count = read_count(file) - base;
 		ms = (now() - start) * 1000;
@@ -360,16 +331,17 @@ static int cmd_runaway(const char *file, const char *dir, long n, int threads,
 			last_ms = ms;
 		}
 		if (secs > 0 && ms >= secs * 1000)
-			atomic_store(&floods_stop, true);
+			atomic_store(&fl.stop, true);
 		usleep(1000);
-	} while (atomic_load(&floods_done) < threads);
-	for (i = 0; i < threads; i++)
-		pthread_join(tid[i], NULL);
+	} while (atomic_load(&fl.done) < fl.threads);
+	ret = nd_flood_join(&fl);
+	for (i = 0; i < fl.threads; i++)
+		made += fl.f[i].made;
 	printf("series %ld %ld\n", (long)((now() - start) * 1000),
 	       read_count(file) - base);
 	printf("peak %ld\n", peak);
-	printf("flooded %ld\n", atomic_load(&flooded));
-	return 0;
+	printf("flooded %ld\n", made);
+	return ret ? 1 : 0;
 }
 
 static int cmd_tree(const char *dir, long n)

@@ -34,8 +34,6 @@
 #define FLOOD		100000
 #define SETTLE_MS	120000
 #define DROP_CACHES	"/proc/sys/vm/drop_caches"
-/* .current lags the stocks' batches the limit acts on by this much. */
-#define COUNT_SLACK	(32 * get_nprocs() + 64)
 
 struct flood {
 	const char *dir;
@@ -353,10 +351,11 @@ out:
  * A parent's limit binds however many children share it: 300 children of
  * a parent limited to 1000 stat 20 missing names each, 6000 in all, taking
  * turns on the cpus. A cpu keeps the changes of one cgroup waiting at a
- * time, so the count the parent's limit acts on misses a batch a cpu at
- * most, and reclaim brings it down. When each cgroup kept a backlog of its
- * own per cpu, the parent's limit saw one change a child, 300, and never
- * acted: its .events read max 0 over 6000 negative dentries.
+ * time, so the count the parent's limit acts on misses at most one batch
+ * for each cpu, and reclaim brings it down. When each cgroup kept a
+ * backlog of its own per cpu, the parent's limit saw one change for each
+ * child, 300, and never acted: its .events read max 0 over 6000 negative
+ * dentries.
  */
 static int test_negdentry_many_children(const char *root)
 {
@@ -431,7 +430,8 @@ static int test_negdentry_limit(const char *root)
 	ksft_print_msg("limited: %ld left, %ld reclaimed or killed, %ld events; unlimited: %ld\n",
 		       left, counted, max_events(limited), kept);
 	if (left > nd_settled_bound(5000) || kept < FLOOD - FLOOD / 100 ||
-	    labs(gone - counted) > COUNT_SLACK || max_events(limited) < 1 ||
+	    labs(gone - counted) > nd_count_slack() ||
+	    max_events(limited) < 1 ||
 	    max_events(unlimited) != 0 ||
 	    stat_of(unlimited, "negative_dentry_reclaimed ") != 0 ||
 	    stat_of(limited, "negative_dentries ") != read_current(limited) ||
@@ -1268,7 +1268,7 @@ static int test_negdentry_flood_threads(const char *root)
 	static const char * const dirs[] = { "nd_flood", NULL };
 	char *cg = cg_name(root, "nd_flood");
 	struct peak peak = { .cgroup = cg };
-	long left, bound = 5000 + 5000 / 4 + COUNT_SLACK + 4, by_tasks = 0;
+	long left, bound = 5000 + 5000 / 4 + nd_count_slack() + 4, by_tasks = 0;
 	pthread_t watcher;
 	int ret = KSFT_FAIL;
 	char *log, *p;

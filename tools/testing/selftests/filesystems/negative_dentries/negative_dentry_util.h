@@ -14,11 +14,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -50,6 +52,28 @@ static inline long nd_target(long limit)
 static inline long nd_settled_bound(long limit)
 {
 	return nd_target(limit) + 2 * (limit / 8);
+}
+
+/*
+ * The batches of mm/memcg_negative_dentry.c: a cpu's stock lets this many
+ * changes of a cgroup with a limit on its path wait uncharged
+ * (NEGATIVE_DENTRY_CHARGE_BATCH), and this many of one without
+ * (NEGATIVE_DENTRY_UNLIMITED_BATCH).
+ */
+#define ND_CHARGE_BATCH		32
+#define ND_UNLIMITED_BATCH	64
+
+/**
+ * nd_count_slack() - how far two counts of one cgroup may disagree
+ *
+ * The count a limit acts on misses what waits in the cpus' stocks: a full
+ * limited batch on each cpu, plus one unlimited batch of tolerance.
+ *
+ * Return: the most a cgroup's counts, read apart, may differ by.
+ */
+static inline long nd_count_slack(void)
+{
+	return ND_CHARGE_BATCH * get_nprocs() + ND_UNLIMITED_BATCH;
 }
 
 static inline long nd_kill_threshold(long limit)
@@ -253,48 +277,106 @@ static inline int nd_set_dentry_negative(long val)
 	return nd_write_file(DENTRY_NEGATIVE, buf);
 }
 
+/* One thread of a flood: @count names from @first on. */
 struct nd_flood {
 	const char *dir;
 	const char *prefix;
 	long first;
 	long count;
+	long made;
+	atomic_bool *stop;
+	atomic_int *done;
 	int ret;
+};
+
+/*
+ * A flood of missing names over threads; set @stop to end it early. Once
+ * nd_flood_join() returned, each thread's @f[i].made says how many names
+ * it looked up.
+ */
+struct nd_floods {
+	struct nd_flood f[64];
+	pthread_t tid[64];
+	int threads;
+	atomic_bool stop;
+	atomic_int done;
 };
 
 static inline void *nd_flood_thread(void *arg)
 {
 	struct nd_flood *f = arg;
+	long i;
+	int ret = 0;
 
-	f->ret = nd_stat_missing(f->dir, f->prefix, f->first, f->count);
+	/* Counted locally: the threads' structs share cache lines. */
+	for (i = 0; i < f->count && !ret; i++) {
+		if (atomic_load_explicit(f->stop, memory_order_relaxed))
+			break;
+		ret = nd_stat_missing(f->dir, f->prefix, f->first + i, 1);
+	}
+	f->made = i;
+	f->ret = ret;
+	atomic_fetch_add(f->done, 1);
 	return NULL;
+}
+
+/* Wait for the flood's threads; 0 if every name looked up was missing. */
+static inline int nd_flood_join(struct nd_floods *fl)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < fl->threads; i++) {
+		pthread_join(fl->tid[i], NULL);
+		ret |= fl->f[i].ret;
+	}
+	return ret;
+}
+
+/*
+ * Start nd_stat_missing() of @count names split over @threads threads,
+ * @dir/@prefix<0> to <@count - 1>; -1 if a thread could not start, after
+ * stopping and joining those that did.
+ */
+static inline int nd_flood_start(struct nd_floods *fl, const char *dir,
+				 const char *prefix, long count, int threads)
+{
+	int i;
+
+	if (threads < 1 || threads > 64)
+		return -1;
+	atomic_init(&fl->stop, false);
+	atomic_init(&fl->done, 0);
+	for (i = 0; i < threads; i++) {
+		long share = count / threads;
+
+		fl->f[i] = (struct nd_flood){
+			.dir = dir,
+			.prefix = prefix,
+			.first = i * share,
+			.count = i == threads - 1 ? count - i * share : share,
+			.stop = &fl->stop,
+			.done = &fl->done,
+		};
+		if (pthread_create(&fl->tid[i], NULL, nd_flood_thread,
+				   &fl->f[i])) {
+			atomic_store(&fl->stop, true);
+			fl->threads = i;
+			nd_flood_join(fl);
+			return -1;
+		}
+	}
+	fl->threads = threads;
+	return 0;
 }
 
 /* nd_stat_missing() of @count names split over @threads threads. */
 static inline int nd_flood(const char *dir, const char *prefix, long count,
 			   int threads)
 {
-	struct nd_flood f[64];
-	pthread_t tid[64];
-	int i, ret = 0;
+	struct nd_floods fl;
 
-	if (threads < 1 || threads > 64)
-		return -1;
-	for (i = 0; i < threads; i++) {
-		f[i] = (struct nd_flood){ dir, prefix, i * (count / threads),
-			i == threads - 1 ? count - i * (count / threads) :
-					   count / threads, 0 };
-		if (pthread_create(&tid[i], NULL, nd_flood_thread, &f[i])) {
-			/* the threads started use f[]: wait for them */
-			threads = i;
-			ret = -1;
-			break;
-		}
-	}
-	for (i = 0; i < threads; i++) {
-		pthread_join(tid[i], NULL);
-		ret |= f[i].ret;
-	}
-	return ret;
+	return nd_flood_start(&fl, dir, prefix, count, threads) ?:
+	       nd_flood_join(&fl);
 }
 
 /*
