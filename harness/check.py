@@ -241,7 +241,8 @@ def declared_tests(source):
 
 def known_results(path, flavour):
     """Lines 'program test flavour result reason' where flavour is debug,
-    fast or any and result is fail, skip or flaky."""
+    fast, cloud (make distro-check) or any and result is fail, skip or
+    flaky."""
     known = {}
     with open(os.path.join(ROOT, path)) as f:
         for line in f:

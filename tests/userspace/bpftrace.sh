@@ -12,16 +12,24 @@ top=/sys/fs/cgroup/nd-bt
 work=/var/tmp/nd-bt
 debugfs=/sys/kernel/debug/negative_dentry
 negflood=$(command -v negflood)
+# The boot's module loads over first: they slowed the attaching of
+# kprobes, through ftrace, to seconds under TCG.
+udevadm settle
 mkdir -p $top $work/a $work/b $work/frozen
 echo +memory >/sys/fs/cgroup/cgroup.subtree_control
 id=$(stat -c %i $top)
 
 # trace PROGRAM: bpftrace runs PROGRAM, printing to /tmp/PROGRAM.out,
-# and has attached its probes (compiling takes a while under TCG)
+# and has attached its probes (compiling takes a while under TCG). It
+# prints "Attaching N probes..." before it attaches them: a flood started
+# then went uncounted, and a SIGINT that came while a kprobe was still
+# being attached left bpftrace running for good, on the base kernel too.
+# The variable, which bpftrace's own tests use, has it say when all are
+# attached.
 trace() {
-	bpftrace "$bt/$1" >"/tmp/$1.out" 2>&1 &
+	__BPFTRACE_NOTIFY_PROBES_ATTACHED=1 bpftrace "$bt/$1" >"/tmp/$1.out" 2>&1 &
 	echo $! >"/tmp/$1.pid"
-	within 300 grep -q '^Attaching' "/tmp/$1.out"
+	within 300 grep -q '^__BPFTRACE_NOTIFY_PROBES_ATTACHED' "/tmp/$1.out"
 }
 # stop PROGRAM: on SIGINT, bpftrace prints its maps and exits; one that
 # has not within ten minutes is killed, and its output shown
