@@ -31,19 +31,38 @@ trace() {
 	echo $! >"/tmp/$1.pid"
 	within 300 grep -q '^__BPFTRACE_NOTIFY_PROBES_ATTACHED' "/tmp/$1.out"
 }
-# stop PROGRAM: on SIGINT, bpftrace prints its maps and exits; one that
-# has not within ten minutes is killed, and its output shown
+# stop PROGRAM: on SIGINT, bpftrace prints its maps and exits, within a
+# few seconds. A SIGINT can be lost: one came while bpftrace slept in
+# epoll_wait() and it ran on for good (seen 4 times in some 20 runs, base
+# kernel too). So the signal is sent again every 5 s, and the first time
+# the program's signal masks are shown. One that has not exited within a
+# minute has its threads' states and kernel stacks shown, and the tasks
+# blocked in the kernel (sysrq w), before it is killed.
 stop() {
 	echo "progress: stopping $1"
 	start=$(date +%s)
 	pid=$(cat "/tmp/$1.pid")
 	kill -INT "$pid"
 	i=0
-	while kill -0 "$pid" 2>/dev/null && [ $i -lt 600 ]; do
+	while kill -0 "$pid" 2>/dev/null && [ $i -lt 60 ]; do
 		sleep 1
 		i=$((i + 1))
+		if [ $((i % 5)) -eq 0 ] && kill -0 "$pid" 2>/dev/null; then
+			[ $i -eq 5 ] && echo "# $1 ignored SIGINT for 5 s:" \
+				$(grep -E '^Sig(Pnd|Blk|Ign|Cgt)' "/proc/$pid/status")
+			kill -INT "$pid"
+		fi
 	done
-	kill -KILL "$pid" 2>/dev/null && sed 's/^/# /' "/tmp/$1.out"
+	if kill -0 "$pid" 2>/dev/null; then
+		for t in /proc/"$pid"/task/*; do
+			echo "# $1 thread ${t##*/} $(cat "$t/comm"): state $(cut -d' ' -f3 "$t/stat")," \
+				"wchan $(cat "$t/wchan"), syscall $(cut -d' ' -f1 "$t/syscall")"
+			sed 's/^/#   /' "$t/stack"
+		done
+		echo w >/proc/sysrq-trigger
+		kill -KILL "$pid"
+		sed 's/^/# /' "/tmp/$1.out"
+	fi
 	wait "$pid"
 	echo "progress: $1 ended after $(($(date +%s) - start)) s"
 }
