@@ -342,6 +342,7 @@ static inline int nd_flood_start(struct nd_floods *fl, const char *dir,
 {
 	int i;
 
+	fl->threads = 0;
 	if (threads < 1 || threads > 64)
 		return -1;
 	atomic_init(&fl->stop, false);
