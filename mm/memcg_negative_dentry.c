@@ -62,6 +62,14 @@
 #define NEGATIVE_DENTRY_CHARGE_BATCH	32
 #define NEGATIVE_DENTRY_UNLIMITED_BATCH	64
 
+/*
+ * A memcg keeps the batch its last charge sized in the low bits of
+ * memcg_negative_dentry.batch, and the negative_dentry_max_seq it was
+ * sized under in the rest (the low bits of that, where a long has fewer).
+ */
+#define NEGATIVE_DENTRY_BATCH_BITS	8
+#define NEGATIVE_DENTRY_BATCH_MASK	((1L << NEGATIVE_DENTRY_BATCH_BITS) - 1)
+
 /* How memory.negative_dentry.max reads and takes "no limit". */
 #define MEMCG_NEGATIVE_DENTRY_MAX_STR	"max"
 
@@ -90,8 +98,10 @@ static atomic_long_t negative_dentry_drains;
  * there, with @slots slots in the stocks of the cpus online. As each slot
  * holds one memcg, the counts the limits act on then lag by less than an
  * eighth of the limit, and less than half the headroom, whatever the
- * number of cgroups below that changes them; within 2 * @slots of a limit
- * nothing waits and they are exact.
+ * number of cgroups below that changes them; within 2 * @slots of a limit,
+ * as each memcg's last charge found it, nothing waits and they are exact.
+ * (Siblings that fill a parent's limit leave a memcg's batch as its own
+ * last charge sized it, within those bounds.)
  */
 static int negative_dentry_batch(long limit, long headroom, unsigned int slots)
 {
@@ -113,20 +123,59 @@ static bool negative_dentry_behind(long usage, long max)
 
 static void negative_dentry_task_reclaim_queue(void);
 
+static long negative_dentry_batch_tag(int seq)
+{
+	return (long)((unsigned long)(unsigned int)seq <<
+		      NEGATIVE_DENTRY_BATCH_BITS);
+}
+
+/*
+ * Keep @batch, sized under the limits of @seq, as the batch a slot taking
+ * @memcg anew starts with. Written only when it changes, so that the
+ * cache line stays clean while the batch is steady.
+ */
+static void negative_dentry_keep_batch(struct mem_cgroup *memcg, long batch,
+				       int seq)
+{
+	long kept = negative_dentry_batch_tag(seq) | batch;
+
+	BUILD_BUG_ON(NEGATIVE_DENTRY_UNLIMITED_BATCH >
+		     NEGATIVE_DENTRY_BATCH_MASK);
+	if (READ_ONCE(memcg->negative_dentry.batch) != kept)
+		WRITE_ONCE(memcg->negative_dentry.batch, kept);
+}
+
+/*
+ * The batch @memcg keeps, if it was sized under the limits of @seq; if a
+ * limit was lowered since, 1: it may come from the old limit.
+ */
+static long negative_dentry_kept_batch(struct mem_cgroup *memcg, int seq)
+{
+	long kept = READ_ONCE(memcg->negative_dentry.batch);
+	long tag = kept & ~NEGATIVE_DENTRY_BATCH_MASK;
+
+	return tag == negative_dentry_batch_tag(seq) ?
+	       kept & NEGATIVE_DENTRY_BATCH_MASK : 1;
+}
+
 /*
  * Add @nr to @memcg and its ancestors and start reclaim where it is due.
  * Return how many changes of @memcg may wait in a stock, given how close
- * that took it to a limit, and set *@behind if the work is behind on one
- * of them: then the task adding the dentries should reclaim too.
+ * that took it to a limit, and keep that in @memcg, whichever slot a
+ * change of it takes next. Set *@behind if the work is behind on one of
+ * them: then the task adding the dentries should reclaim too.
  */
 static long negative_dentry_charge(struct mem_cgroup *memcg, long nr,
 				   bool *behind)
 {
+	/* Before the limits: pairs with negative_dentry_lower_batches(). */
+	int seq = atomic_read_acquire(&negative_dentry_max_seq);
 	long limit = MEMCG_NEGATIVE_DENTRY_MAX, headroom = LONG_MAX;
+	struct mem_cgroup *pos = memcg;
+	long batch;
 
-	for (; memcg && !mem_cgroup_is_root(memcg);
-	     memcg = parent_mem_cgroup(memcg)) {
-		struct memcg_negative_dentry *mnd = &memcg->negative_dentry;
+	for (; pos && !mem_cgroup_is_root(pos); pos = parent_mem_cgroup(pos)) {
+		struct memcg_negative_dentry *mnd = &pos->negative_dentry;
 		long usage = atomic_long_add_return(nr, &mnd->usage);
 		long max = READ_ONCE(mnd->max);
 
@@ -146,9 +195,13 @@ static long negative_dentry_charge(struct mem_cgroup *memcg, long nr,
 	}
 	/* Without a limit on the path, no need to count cpus. */
 	if (limit == MEMCG_NEGATIVE_DENTRY_MAX)
-		return NEGATIVE_DENTRY_UNLIMITED_BATCH;
-	return negative_dentry_batch(limit, headroom, num_online_cpus() *
-				     MEMCG_NEGATIVE_DENTRY_STOCK_SLOTS);
+		batch = NEGATIVE_DENTRY_UNLIMITED_BATCH;
+	else
+		batch = negative_dentry_batch(limit, headroom,
+					      num_online_cpus() *
+					      MEMCG_NEGATIVE_DENTRY_STOCK_SLOTS);
+	negative_dentry_keep_batch(memcg, batch, seq);
+	return batch;
 }
 
 /*
@@ -199,6 +252,41 @@ negative_dentry_slot_of(struct memcg_negative_dentry_stock *stock,
 	return NULL;
 }
 
+/*
+ * Have @slot, emptied, hold @memcg with the batch the last charge of
+ * @memcg sized (1 if that was under other limits than those of @seq), and
+ * add the change @nr to it if that batch has room. Return whether the slot took
+ * the change; if not, the caller charges it at once. So a memcg whose
+ * last charge left it near a limit charges each change, whichever slot it
+ * takes: when a change waited in a slot taken anew until the memcg's
+ * next, the one that took a cgroup over its limit could wait there for
+ * good, uncharged.
+ */
+static bool negative_dentry_slot_take(struct memcg_negative_dentry_slot *slot,
+				      struct mem_cgroup *memcg, int nr,
+				      int seq)
+{
+	/*
+	 * A memcg whose last reference is gone is being freed once this
+	 * RCU read section ends: charge it, but do not keep it.
+	 */
+	if (!css_tryget(&memcg->css))
+		return false;
+	WRITE_ONCE(slot->memcg, memcg);
+	/* Before its changes: see negative_dentry_usage(). */
+	smp_wmb();
+	WRITE_ONCE(slot->batch, negative_dentry_kept_batch(memcg, seq));
+	/*
+	 * Pairs with the barrier in negative_dentry_lower_batches(), for a
+	 * limit lowered since @seq was read: either this sees the sequence
+	 * move, or that sees @memcg in the slot, writes its batch after this
+	 * did and has this cpu's flush work charge what the slot took.
+	 */
+	smp_mb();
+	return atomic_read(&negative_dentry_max_seq) == seq &&
+	       memcg_negative_dentry_slot_add(slot, memcg, nr);
+}
+
 /**
  * __memcg_negative_dentry_stock_add - the slow path of a change to a stock
  * @stock: this cpu's stock, locked
@@ -207,17 +295,16 @@ negative_dentry_slot_of(struct memcg_negative_dentry_stock *stock,
  *	for the memcg of the slot the last change went to
  *
  * A slot then holds @memcg, the one the next change looks at first: with
- * the change added if another slot held @memcg with room in its batch;
- * with nothing waiting after a charge; or with the first change of
- * @memcg waiting, which the next one charges, if no slot held it: the
- * slot it takes, an empty one or the next in turn, charges the memcg it
- * held. (A @memcg being freed is charged at once, and nothing is kept.)
- * If the
- * reclaim work is behind, the task adding negative dentries reclaims too,
- * before it returns to user space. Called from
- * memcg_negative_dentry_stock_add(), under a dentry's d_lock. (The root
- * cgroup, whose dentries come from removed cgroups reparented to it,
- * counts nothing: for it, the slot just empties.)
+ * the change added if a slot held @memcg with room in its batch, or if
+ * none did and the batch @memcg's last charge sized has room; otherwise
+ * after a charge, with nothing waiting. A slot taken anew, an empty one or
+ * the next in turn, first charges the memcg it held. (A @memcg being
+ * freed is charged at once, and nothing is kept.) If the reclaim work is
+ * behind, the task adding negative dentries reclaims too, before it
+ * returns to user space. Called from memcg_negative_dentry_stock_add(),
+ * under a dentry's d_lock. (The root cgroup, whose dentries come from
+ * removed cgroups reparented to it, counts nothing: for it, the slot just
+ * empties.)
  */
 void
 __memcg_negative_dentry_stock_add(struct memcg_negative_dentry_stock *stock,
@@ -244,24 +331,8 @@ __memcg_negative_dentry_stock_add(struct memcg_negative_dentry_stock *stock,
 		}
 		stock->last = slot;
 		negative_dentry_slot_drain(slot);
-		/*
-		 * A memcg whose last reference is gone is being freed once
-		 * this RCU read section ends: charge it, but do not keep it.
-		 */
-		if (css_tryget(&memcg->css)) {
-			WRITE_ONCE(slot->memcg, memcg);
-			/* Before its changes: see negative_dentry_usage(). */
-			smp_wmb();
-			/*
-			 * The change waits with a batch of 1: the next change
-			 * of @memcg charges and sizes the batch. A cpu going
-			 * round more cgroups than it has slots so walks one
-			 * path for each change, the drain's, not two.
-			 */
-			WRITE_ONCE(slot->batch, 1);
-			WRITE_ONCE(slot->nr, nr);
+		if (negative_dentry_slot_take(slot, memcg, nr, seq))
 			return;
-		}
 	}
 	WRITE_ONCE(slot->nr, 0);
 	batch = negative_dentry_charge(memcg, pending, &behind);
@@ -281,9 +352,9 @@ __memcg_negative_dentry_stock_add(struct memcg_negative_dentry_stock *stock,
 
 /*
  * Charge what @slot holds and keep its memcg, whose next change then
- * charges and sizes the batch again. Letting the memcg go would make that
- * change wait alone in the slot it takes, uncharged, however close the
- * memcg is to its limit. The caller owns the stock.
+ * charges and sizes the batch again: the slot is its cpu's for the memcg
+ * still, and the next change needs no drain and no css reference. The
+ * caller owns the stock.
  */
 static void negative_dentry_slot_charge(struct memcg_negative_dentry_slot *slot)
 {
@@ -893,6 +964,8 @@ void memcg_negative_dentry_init(struct mem_cgroup *memcg)
 {
 	struct memcg_negative_dentry *mnd = &memcg->negative_dentry;
 
+	/* Its first change charges, and sizes the batch. */
+	mnd->batch = 1;
 	mnd->max = MEMCG_NEGATIVE_DENTRY_MAX;
 	mutex_init(&mnd->max_mutex);
 	INIT_WORK(&mnd->reclaim_work, negative_dentry_reclaim_workfn);
@@ -926,12 +999,18 @@ void memcg_negative_dentry_offline(struct mem_cgroup *memcg)
  * and their flush work charges what the old batch let wait, up to
  * NEGATIVE_DENTRY_UNLIMITED_BATCH - 1 changes in each slot. Left there, those
  * would stay out of the count the limit acts on until the slot's cpu next
- * changed the cgroup, while other cpus took it over the limit unseen.
+ * changed the cgroup, while other cpus took it over the limit unseen. The
+ * batches that all memcgs keep, not only those of the subtree, were sized
+ * under the old sequence: a slot taking one anew starts with 1
+ * (negative_dentry_kept_batch()), which costs a charge for each memcg's
+ * next slot taken anew, whoever lowered the limit.
  *
- * A charge that read the old limit may write its batch after this: the
- * full barrier pairs with the one in __memcg_negative_dentry_stock_add() so
- * that either that charge sees the sequence move and lowers its own
- * batch, or this sees its memcg in the slot and writes after it.
+ * A charge that read the old limit may write its batch after this, and a
+ * slot taken anew may start with a batch sized from it: the full barrier
+ * pairs with the ones in __memcg_negative_dentry_stock_add() and
+ * negative_dentry_slot_take() so that either they see the sequence move
+ * and lower their own batch, or this sees their memcg in the slot and
+ * writes after them.
  */
 static void negative_dentry_lower_batches(struct mem_cgroup *memcg)
 {

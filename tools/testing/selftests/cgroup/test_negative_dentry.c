@@ -241,36 +241,90 @@ static int pinned_stats_fn(const char *cgroup, void *arg)
 }
 
 /*
+ * Twice the slots of a cpu's stock: cgroups that take a slot each in turn
+ * take every slot, whichever were empty and whichever was next.
+ */
+#define SLOT_TAKERS	(2 * ND_STOCK_SLOTS)
+#define EXACT_MAX	1000
+#define EXACT_ALONE	900
+
+/* Each of @takers changes its count once on cpu 0, taking a slot there. */
+static int take_slots(char **takers, struct pinned_stats *taker)
+{
+	int i;
+
+	for (i = 0; i < SLOT_TAKERS; i++, taker->first++)
+		if (cg_run(takers[i], pinned_stats_fn, taker))
+			return -1;
+	return 0;
+}
+
+/*
  * A limit acts at its value, not a batch later: near a limit no change
  * waits per cpu. 1000 negative dentries under a limit of 1000 start no
  * reclaim; the 1001st does. With a fixed batch of 32, the count the limit
- * saw stayed at 992, 9 changes waiting, and nothing happened. In between,
- * a sibling that changed its count on the same cpu is removed, which
- * flushes that cpu's stock: when the flush let go of every slot whose
- * batch was 1, the 1001st change waited alone in the slot it took, and
- * nothing happened either.
+ * saw stayed at 992, 9 changes waiting, and nothing happened.
+ *
+ * The cgroup makes its first 900 alone on cpu 0, and the last 100 in
+ * steps of half its batch at 900 (3 of 6 on 2 cpus), which wait in its
+ * slot as the batch shrinks on the way; after each step other cgroups change their counts on
+ * the same cpu, as a host's services do, and take its slot, whose drain
+ * charges the step. When a change into a slot taken anew waited there
+ * with a batch of 1 until the next, the 1001st did so, and nothing
+ * happened (a failure in the Debian guest). When a slot taken anew
+ * started with the batch the cgroup's last charge from a slot of its own
+ * sized, which the drains did not size again, the 1001st waited in the
+ * slot it took as if the cgroup were 100 under its limit. Before the last
+ * takers, a sibling that changed its count on the same cpu is removed,
+ * which flushes that cpu's stock while the cgroup holds a slot there.
  */
 static int test_negdentry_limit_is_exact(const char *root)
 {
 	static const char * const dirs[] = { "nd_exact", NULL };
-	struct pinned_stats at_limit = { dirs[0], 0, 1000 };
+	struct pinned_stats step = { dirs[0], 0, EXACT_ALONE };
 	struct pinned_stats sibling = { dirs[0], 2000, 10 };
-	struct pinned_stats one_more = { dirs[0], 1000, 1 };
+	struct pinned_stats taker = { dirs[0], 3000, 1 };
+	struct pinned_stats one_more = { dirs[0], EXACT_MAX, 1 };
+	long size = nd_charge_batch(EXACT_MAX, EXACT_MAX - EXACT_ALONE) / 2;
 	char *cg = cg_name(root, "nd_exact");
 	char *gone = cg_name(root, "nd_exact_gone");
-	int ret = KSFT_FAIL;
+	char *takers[SLOT_TAKERS] = { NULL };
+	int i, ret = KSFT_FAIL;
 	long waited;
 
+	if (size < 1) {
+		ksft_print_msg("%d cpus: nothing waits 100 under the limit\n",
+			       get_nprocs());
+		size = 1;
+	}
 	if (!cg || !gone || cg_create(cg) || cg_create(gone) ||
-	    cg_write_numeric(cg, "memory.negative_dentry.max", 1000) ||
-	    cg_run(cg, pinned_stats_fn, &at_limit) ||
-	    cg_run(gone, pinned_stats_fn, &sibling) || cg_destroy(gone) ||
-	    nd_wait_for(drains_running, NULL, 0, SETTLE_MS))
+	    cg_write_numeric(cg, "memory.negative_dentry.max", EXACT_MAX))
 		goto out;
+	for (i = 0; i < SLOT_TAKERS; i++) {
+		takers[i] = cg_name_indexed(root, "nd_exact_taker", i);
+		if (!takers[i] || cg_create(takers[i]))
+			goto out;
+	}
+	if (cg_run(cg, pinned_stats_fn, &step))
+		goto out;
+	for (step.first = EXACT_ALONE; step.first < EXACT_MAX;
+	     step.first += step.count) {
+		step.count = size < EXACT_MAX - step.first ?
+			     size : EXACT_MAX - step.first;
+		if (cg_run(cg, pinned_stats_fn, &step))
+			goto out;
+		if (step.first + step.count == EXACT_MAX &&
+		    (cg_run(gone, pinned_stats_fn, &sibling) ||
+		     cg_destroy(gone) ||
+		     nd_wait_for(drains_running, NULL, 0, SETTLE_MS)))
+			goto out;
+		if (take_slots(takers, &taker))
+			goto out;
+	}
 	usleep(500 * 1000);
 	ksft_print_msg("at the limit: .current %ld, events %ld\n",
 		       read_current(cg), max_events(cg));
-	if (read_current(cg) != 1000 || max_events(cg) != 0 ||
+	if (read_current(cg) != EXACT_MAX || max_events(cg) != 0 ||
 	    cg_run(cg, pinned_stats_fn, &one_more))
 		goto out;
 	waited = wait_for_event(cg);
@@ -280,6 +334,10 @@ static int test_negdentry_limit_is_exact(const char *root)
 		goto out;
 	ret = KSFT_PASS;
 out:
+	for (i = 0; i < SLOT_TAKERS && takers[i]; i++) {
+		cg_destroy(takers[i]);
+		free(takers[i]);
+	}
 	cg_destroy(gone);
 	cg_destroy(cg);
 	remove_dirs(dirs);
@@ -288,19 +346,19 @@ out:
 	return ret;
 }
 
-#define WAITING_BEFORE	65
+#define WAITING_BEFORE	64
 #define LOWERED_MAX	70
 #define STATS_AFTER	60
 
 /*
  * Lowering a limit charges what the stocks let wait before it. Without a
- * limit a cpu's slot lets up to 63 changes wait, and 65 missing names
- * stat()ed on cpu 0 leave 63 there: the first change waits alone, the
- * second charges both and sizes the batch. The limit then goes from max
- * to 70, above those 65, and 60 more names on cpu 1 take the cgroup to
- * 125. When the 63 stayed uncharged until cpu 0 next changed the cgroup,
- * the count the limit acts on went from 2 to 62 only: nothing started
- * reclaim, and .current stayed at 125. The cgroup's tasks then reclaim
+ * limit a cpu's slot lets up to 63 changes wait, and 64 missing names
+ * stat()ed on cpu 0 leave 63 there: the first change of a new cgroup
+ * charges and sizes the batch. The limit then goes from max to 70, above
+ * those 64, and 60 more names on cpu 1 take the cgroup to 124. When the
+ * 63 stayed uncharged until cpu 0 next changed the cgroup, the count the
+ * limit acts on went from 1 to 61 only: nothing started reclaim, and
+ * .current stayed at 124. The cgroup's tasks then reclaim
  * what they take it over by before the reclaim work runs, and the work
  * that finds it back under its limit still counts the event: .events
  * read max 0 when it counted only what it found over.

@@ -63,6 +63,29 @@ static inline long nd_settled_bound(long limit)
 #define ND_CHARGE_BATCH		32
 #define ND_UNLIMITED_BATCH	64
 
+/* The cgroups a cpu's stock holds at once (MEMCG_NEGATIVE_DENTRY_STOCK_SLOTS) */
+#define ND_STOCK_SLOTS		4
+
+/**
+ * nd_charge_batch() - how far a cgroup's changes may go in a slot
+ * @limit: the tightest limit on the cgroup's path
+ * @headroom: the least room left under a limit there
+ *
+ * The kernel's negative_dentry_batch(), with the cpus online: a slot of
+ * the cgroup lets one change fewer than this wait uncharged.
+ *
+ * Return: the batch, 1 (nothing waits) to ND_CHARGE_BATCH.
+ */
+static inline long nd_charge_batch(long limit, long headroom)
+{
+	long slots = (long)get_nprocs() * ND_STOCK_SLOTS;
+	long room = limit / 8 < headroom / 2 ? limit / 8 : headroom / 2;
+
+	if (room < slots)
+		return 1;
+	return room / slots < ND_CHARGE_BATCH ? room / slots : ND_CHARGE_BATCH;
+}
+
 /**
  * nd_count_slack() - how far two counts of one cgroup may disagree
  *
