@@ -18,6 +18,10 @@ slab_bytes() { sed -n 's/^slab_reclaimable //p' "$cg/$1/memory.stat"; }
 now_ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
 # run CGROUP COMMAND...: run a command inside a cgroup
 run() { (echo 0 >"$cg/$1/cgroup.procs" && shift && exec "$@"); }
+# must COMMAND...: run a command whose failure fails the run, which goes on
+# to the other scenarios; harness/bench.py reads the exit status
+failed=0
+must() { "$@" || { echo "bench: $* exited $?" >&2; failed=1; }; }
 limits() {	# limits DIR_MAX CGROUP MAX: set both limits, if we have them
 	ours || return 0
 	echo "$1" >/proc/sys/fs/dentry-dir-max
@@ -157,7 +161,7 @@ scenario_pollution() {
 		mkdir $cg/flooder
 		[ $row = limited ] && limits 0 flooder 10000
 		before=$(run victim nd_bench rate positive $work/victim 1000 $SECS 1)
-		run flooder nd_bench runaway /proc/sys/fs/dentry-state \
+		must run flooder nd_bench runaway /proc/sys/fs/dentry-state \
 			$work/flood-$row "$POLLUTE" 1 >/dev/null
 		after=$(run victim nd_bench rate positive $work/victim 1000 $SECS 1)
 		emit pollution $row before "$before"
@@ -188,7 +192,7 @@ scenario_storm() {
 		set -- $(cd $work/storm-$row &&
 			run build/cc nd_bench storm 16 400 "$STORM_ROUNDS")
 		evicted=$(($(evictions build/cc) - before))
-		wait $junk
+		must wait $junk
 		emit storm $row seconds "$1"
 		emit storm $row negative_lookups "$2"
 		emit storm $row evicted "$evicted"
@@ -206,7 +210,7 @@ scenario_teardown() {
 	for n in $TEARDOWN; do
 		fresh
 		mkdir $cg/teardown
-		run teardown nd_bench runaway /proc/sys/fs/dentry-state \
+		must run teardown nd_bench runaway /proc/sys/fs/dentry-state \
 			$work/teardown-$n "$n" 1 >/dev/null
 		before=$(negatives)
 		t0=$(now_ms)
@@ -224,7 +228,7 @@ scenario_teardown() {
 		fi
 		fresh
 		mount -t ext4 /dev/ram0 /mnt/scratch
-		nd_bench runaway /proc/sys/fs/dentry-state /mnt/scratch/d "$n" 1 >/dev/null
+		must nd_bench runaway /proc/sys/fs/dentry-state /mnt/scratch/d "$n" 1 >/dev/null
 		t0=$(now_ms)
 		umount /mnt/scratch
 		emit teardown n$n umount_ms $(($(now_ms) - t0))
@@ -316,8 +320,8 @@ scenario_runaway() {
 			limits 0 runaway "${row#max-}"
 			count=$cg/runaway/memory.negative_dentry.current
 		fi
-		run runaway nd_bench runaway $count $work/runaway-$row "$RUNAWAY" 4 \
-			>/tmp/runaway
+		must run runaway nd_bench runaway $count $work/runaway-$row \
+			"$RUNAWAY" 4 >/tmp/runaway
 		sed -n "s/^series /series runaway $row /p" /tmp/runaway
 		peak=$(sed -n 's/^peak //p' /tmp/runaway)
 		emit runaway $row peak "$peak"
@@ -353,7 +357,7 @@ scenario_pays() {
 			"$PAY_SECS" >/tmp/pay &
 		rate=$(run bystander nd_bench rate positive $work/bystander 1000 \
 			"$PAY_SECS" 1)
-		wait $!
+		must wait $!
 		payer=$(($(cgroup_ms payer) - payer))
 		emit pays $row bystander_rate "$rate"
 		emit pays $row flooder_lookups "$(sed -n 's/^flooded //p' /tmp/pay)"
@@ -375,3 +379,4 @@ for name in $(sed '/^#/d; s/ .*//' scenarios); do
 	"scenario_$name"
 done
 echo "progress: done"
+exit $failed
