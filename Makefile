@@ -71,7 +71,8 @@ run: kernel initramfs
 # make check tests our kernel in both flavours (the debug checkers catch bugs,
 # the fast kernel runs workloads at a realistic speed) and the fast base
 # kernel to compare with; FULL=1 adds the debug base kernel, the upstream
-# selftests on both debug kernels and the instruction-clock quick runs.
+# selftests on both debug kernels, the filesystems suite on ours and the
+# instruction-clock quick runs.
 # The time it began, for check.py's "N min since make check began".
 check: export CHECK_STARTED := $(shell date +%s)
 check: tree

@@ -241,7 +241,10 @@ class SuiteTest(unittest.TestCase):
             self.assertTrue(callable(suite.run), suite.name)
             self.assertTrue(suite.what and suite.seconds > 0, suite.name)
             self.assertIn(suite.guest, ("busybox", "debian"), suite.name)
-            self.assertLessEqual(set(suite.kernels), kernels, suite.name)
+            self.assertLessEqual(set(suite.booted(True)), kernels,
+                                 suite.name)
+            self.assertLessEqual(set(suite.booted(False)),
+                                 set(suite.booted(True)), suite.name)
             if suite.script and not suite.script.startswith("build/"):
                 self.assertTrue(os.path.isfile(os.path.join(
                     check.ROOT, suite.script)), suite.script)

@@ -17,12 +17,8 @@
 # (simple_lookup()'s always_delete_dentry). What it keeps is checked: 0.
 . ./tap.sh
 
-# Missing names a flood looks up: fewer where make check boots its debug
-# kernel, some ten times slower, with filesystems.lookups=.
+# Missing names a flood looks up
 N=3000
-for word in $(cat /proc/cmdline); do
-	case $word in filesystems.lookups=*) N=${word#*=} ;; esac
-done
 LIMIT=500
 DIR_MAX=256
 # By its path: a search of $PATH would leave negative dentries on the root
