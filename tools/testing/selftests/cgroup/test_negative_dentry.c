@@ -11,6 +11,7 @@
 
 #include <linux/fs.h>
 #include <linux/limits.h>
+#include <linux/openat2.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -23,6 +24,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -728,7 +730,7 @@ struct named_files {
 	long count;
 };
 
-/* Page cache for reclaim to take first: see the test below. */
+/* Page cache for reclaim to take first: see classic_lru(). */
 #define FILE_BYTES	8192
 
 static int named_files_fn(const char *cgroup, void *arg)
@@ -749,20 +751,49 @@ static int named_files_fn(const char *cgroup, void *arg)
 	return EXIT_SUCCESS;
 }
 
-/* stat() the files: how many dentries that made, one per file evicted. */
-static long evicted_files(const struct named_files *f)
+/*
+ * Whether reclaim left file @i of @f in the dentry cache: an open that may
+ * use the cache only fails with EAGAIN where a lookup would have had to
+ * make a dentry, and makes none. An RCU walk that had to retry (a mount
+ * elsewhere, say) fails with EAGAIN too, so a cached file could read as
+ * evicted, never the other way: a second try settles it. The open marks
+ * the dentry referenced, which moves it to the tail of its list at the
+ * next reclaim.
+ *
+ * Return: 1 if the dentry is cached, 0 if it was evicted, -1 on error.
+ */
+static int file_cached(const struct named_files *f, long i)
 {
-	long before = nd_dentry_state(0);
+	struct open_how how = { .flags = O_PATH, .resolve = RESOLVE_CACHED };
 	char path[PATH_MAX];
-	struct stat st;
-	long i;
+	int fd, try;
 
-	for (i = 0; i < f->count; i++) {
-		snprintf(path, sizeof(path), "%s/%s%ld", f->dir, f->prefix, i);
-		if (stat(path, &st))
+	snprintf(path, sizeof(path), "%s/%s%ld", f->dir, f->prefix, i);
+	for (try = 0; try < 2; try++) {
+		fd = syscall(__NR_openat2, AT_FDCWD, path, &how, sizeof(how));
+		if (fd >= 0) {
+			close(fd);
+			return 1;
+		}
+		if (errno != EAGAIN)
 			return -1;
 	}
-	return nd_dentry_state(0) - before;
+	return 0;
+}
+
+/* How many of the files @from to @to - 1 of @f reclaim evicted, or -1. */
+static long evicted_files(const struct named_files *f, long from, long to)
+{
+	long i, evicted = 0;
+	int cached;
+
+	for (i = from; i < to; i++) {
+		cached = file_cached(f, i);
+		if (cached < 0)
+			return -1;
+		evicted += !cached;
+	}
+	return evicted;
 }
 
 /*
@@ -785,6 +816,38 @@ static int pin_to_one_cpu(cpu_set_t *old)
 }
 
 #define ORDER_FILES	2000
+#define LRU_GEN		"/sys/kernel/mm/lru_gen/enabled"
+
+/*
+ * The test needs a reclaim that takes part of the parent's dentries, from
+ * the head of its lists. While the files have page cache, a write to
+ * memory.reclaim takes pages, and asks the shrinkers for too few objects
+ * to act on. Once the pages are gone, the next write scans the lists from
+ * their head: under the classic LRU it stops part of the way (after 1500
+ * to 1600 of the 4000 files, measured), under the multi-gen LRU, which
+ * Debian's kernels turn on, it evicted every file. Switch to the classic
+ * LRU for the test, and back with @saved: a system-wide setting, which a
+ * test killed meanwhile leaves off.
+ *
+ * Return: 0 on success (also without the multi-gen LRU), -1 on error.
+ */
+static int classic_lru(char *saved, size_t size)
+{
+	ssize_t len = read_text(LRU_GEN, saved, size);
+
+	if (len < 0) {
+		saved[0] = '\0';
+		return len == -ENOENT ? 0 : -1;
+	}
+	return write_text(LRU_GEN, "n", 1) < 0 ? -1 : 0;
+}
+
+static int restore_lru(char *saved)
+{
+	if (!saved[0])
+		return 0;
+	return write_text(LRU_GEN, saved, strlen(saved)) < 0 ? -1 : 0;
+}
 
 /*
  * A removed cgroup's dentries go to the head of its parent's LRU lists,
@@ -792,15 +855,16 @@ static int pin_to_one_cpu(cpu_set_t *old)
  * positive ones to reclaim its negative ones: memory pressure on the
  * parent then evicts the removed cgroup's cold files before the parent's
  * own. Rotating them to the tail put them behind the parent's, which
- * went first. The files have page cache, so that each memory.reclaim
- * finds its pages there and asks the slab shrinkers for a few objects
- * only, from the head of the lists: without it, reclaim ends up scanning
- * every dentry, as their memory is freed after an RCU grace period only.
+ * went first. The files have page cache, which the writes to
+ * memory.reclaim take first: without it, reclaim ends up scanning every
+ * dentry at once, as their memory is freed after an RCU grace period
+ * only.
  *
  * The order is a node's: each NUMA node has lists of its own, and a
  * dentry goes on those of the node it was allocated on. The test runs on
  * one cpu, so that all its dentries share a node; on two, the parent's
- * files could sit alone on the node that reclaim visits first.
+ * files could sit alone on the node that reclaim visits first. It runs
+ * with the classic LRU: see classic_lru().
  */
 static int test_negdentry_drain_keeps_lru_order(const char *root)
 {
@@ -809,11 +873,12 @@ static int test_negdentry_drain_keeps_lru_order(const char *root)
 	struct named_files gone = { dirs[0], "gone-", ORDER_FILES };
 	char *parent = cg_name(root, "nd_order");
 	char *child = cg_name(root, "nd_order/child");
-	long before, own_evicted, gone_evicted;
-	int ret = KSFT_FAIL, i;
+	long own_evicted, gone_evicted, gone_later, looked = 0;
+	int ret = KSFT_FAIL, cached = -1, err;
+	char lru_gen[32] = "";
 	cpu_set_t cpus;
 
-	if (pin_to_one_cpu(&cpus))
+	if (pin_to_one_cpu(&cpus) || classic_lru(lru_gen, sizeof(lru_gen)))
 		goto out;
 	/* The parent's own files first, before it can have children. */
 	if (!parent || !child || mkdir(dirs[0], 0755) || cg_create(parent) ||
@@ -826,19 +891,37 @@ static int test_negdentry_drain_keeps_lru_order(const char *root)
 	if (nd_wait_for(read_current, parent, 0, SETTLE_MS) ||
 	    nd_wait_for(drains_running, NULL, 0, SETTLE_MS))
 		goto out;
-	/* Pressure on the parent until half as many dentries as files went. */
+	/*
+	 * Pressure on the parent until reclaim has passed the middle of the
+	 * removed cgroup's files. Each write is followed by a look at one of
+	 * them, a new one each time, as a look moves it to the tail: those
+	 * looked at stay out of the count.
+	 */
 	sync();
-	before = nd_dentry_state(0);
-	for (i = 0; i < 5000 && before - nd_dentry_state(0) < ORDER_FILES / 2;
-	     i++)
-		cg_write(parent, "memory.reclaim", "128K");
-	gone_evicted = evicted_files(&gone);
-	own_evicted = evicted_files(&own);
-	ksft_print_msg("%d memory.reclaim writes; evicted: removed cgroup's %ld, parent's %ld\n",
-		       i, gone_evicted, own_evicted);
+	while (looked < ORDER_FILES / 2) {
+		/* -EAGAIN: less than asked was reclaimed, which is no error. */
+		err = cg_write(parent, "memory.reclaim", "128K");
+		if (err && err != -EAGAIN)
+			goto out;
+		cached = file_cached(&gone, ORDER_FILES / 2 + looked++);
+		if (cached <= 0)
+			break;
+	}
+	gone_evicted = evicted_files(&gone, 0, ORDER_FILES / 2);
+	gone_later = evicted_files(&gone, ORDER_FILES / 2 + looked, ORDER_FILES);
+	own_evicted = evicted_files(&own, 0, ORDER_FILES);
+	if (cached < 0 || gone_evicted < 0 || gone_later < 0 || own_evicted < 0)
+		goto out;
+	gone_evicted += gone_later;
+	ksft_print_msg("%ld memory.reclaim writes%s; evicted: %ld of %ld removed, %ld of %d own\n",
+		       looked, cached ? " (none passed the middle)" : "",
+		       gone_evicted, ORDER_FILES - looked, own_evicted,
+		       ORDER_FILES);
 	if (gone_evicted >= ORDER_FILES / 4 && gone_evicted > own_evicted)
 		ret = KSFT_PASS;
 out:
+	if (restore_lru(lru_gen))
+		ret = KSFT_FAIL;
 	sched_setaffinity(0, sizeof(cpus), &cpus);
 	cg_destroy(child);
 	cg_destroy(parent);
