@@ -71,15 +71,16 @@ run: kernel initramfs
 # make check tests our kernel in both flavours (the debug checkers catch bugs,
 # the fast kernel runs workloads at a realistic speed) and the fast base
 # kernel to compare with; FULL=1 adds the debug base kernel, the upstream
-# selftests on both debug kernels, the filesystems suite on ours and the
-# instruction-clock quick runs.
+# selftests on both debug kernels, the filesystems suite on ours (the debug
+# kernels are then built with filesystems.config) and the instruction-clock
+# quick runs.
 # The time it began, for check.py's "N min since make check began".
 check: export CHECK_STARTED := $(shell date +%s)
 check: tree
 	$(HARNESS_TESTS)
 	harness/deps.sh userspace
 	$(MAKE) --no-print-directory initramfs patch stress-stage
-	for k in $(CHECK_KERNELS); do harness/kernel.sh $${k%-*} $${k#*-} || exit 1; done
+	for k in $(CHECK_KERNELS); do FILESYSTEMS=$(if $(FULL),1) harness/kernel.sh $${k%-*} $${k#*-} || exit 1; done
 	$(MAKE) --no-print-directory debian-rootfs
 	harness/check.py --initramfs $(INITRAMFS) --rootfs $(DEBIAN_ROOTFS) --patch $(PATCH) \
 		--kernels "$(CHECK_KERNELS)" --jobs $(CHECK_JOBS) $(if $(FULL),--full) \
