@@ -1,22 +1,25 @@
 #!/bin/sh
-# harness/distro-rootfs.sh patched|base: the Debian guest of make
-# distro-check, in build/distro/<kernel>/rootfs: a copy of make check's
-# (build/debian/rootfs) with the cloud kernel make deb CONFIG=cloud
-# packaged installed by apt, as on a host, with initramfs-tools to make its
-# initramfs (the cloud kernel's disk drivers and most filesystems are
-# modules), the test programs of the busybox guest, and bpftrace with
-# userspace/bpftrace's programs and the kernel's headers package, which
-# bpftrace reads the kernel's types from where it has no BTF
-# (tests/userspace/bpftrace.sh).
+# harness/distro-rootfs.sh patched|base [cloud|debian]: the Debian guest of
+# make distro-check, in build/distro/<kernel>-<config>/rootfs: a copy of make
+# check's (build/debian/rootfs) with the kernel make deb CONFIG=<config>
+# (cloud unless said) packaged installed by apt, as on a host, with
+# initramfs-tools to make its initramfs (the disk drivers and most
+# filesystems of Debian's kernels are modules), the test programs of the
+# busybox guest, and bpftrace with userspace/bpftrace's programs and the
+# kernel's headers package, which bpftrace reads the kernel's types from
+# where it has no BTF (tests/userspace/bpftrace.sh).
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-kernel=${1:-}
-case $kernel in patched | base) ;; *) sed -n '2,10s/^# \{0,1\}//p' "$0"; exit 2 ;; esac
-debs=$root/build/deb/$kernel-cloud
-dir=$root/build/distro/$kernel/rootfs
+kernel=${1:-} config=${2:-cloud}
+case $kernel-$config in
+patched-cloud | base-cloud | patched-debian | base-debian) ;;
+*) sed -n '2,10s/^# \{0,1\}//p' "$0"; exit 2 ;;
+esac
+debs=$root/build/deb/$kernel-$config
+dir=$root/build/distro/$kernel-$config/rootfs
 set -- "$debs"/linux-image-*.deb
 [ -f "$1" ] || {
-	echo "distro-rootfs: no package in $debs: make deb CONFIG=cloud KERNEL=$kernel" >&2
+	echo "distro-rootfs: no package in $debs: make deb CONFIG=$config KERNEL=$kernel" >&2
 	exit 1
 }
 mkdir -p "$(dirname "$dir")"

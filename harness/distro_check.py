@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """make distro-check: the kernels of Debian's cloud configuration (make deb
-CONFIG=cloud), ours and the base, each installed by apt in a copy of the
-Debian guest (harness/distro-rootfs.sh) and booted from its own vmlinuz and
+CONFIG=cloud), or with --config debian of its generic amd64 one, ours and
+the base, each installed by apt in a copy of the Debian guest
+(harness/distro-rootfs.sh) and booted from its own vmlinuz and
 initramfs, with its filesystems loaded as modules, on a guest shaped like
 a host: 4 vCPUs on 2 NUMA nodes, 8 GiB, jump labels live (so one TCG
 thread: harness/vmrun.py's tcg_threads() says why). On both kernels:
@@ -16,7 +17,7 @@ and on ours:
   stress     the stress suite, short, without fault injection or kmemleak
              (Debian builds neither).
 
-No KUnit: Debian's configuration builds no KUnit, and our suites are built
+No KUnit: Debian's configurations build no KUnit, and our suites are built
 into the kernel with it (make check runs them). Results and consoles go to
 build/check/distro/. Not in make check: the two kernels take hours to build
 here (docs/testing.md, "Distribution kernels").
@@ -30,29 +31,28 @@ import check
 import layout
 from results import Results
 
-OURS, BOTH = ("patched-cloud",), ("base-cloud", "patched-cloud")
 
-
-def suites():
-    """make check's suites, on the cloud kernels, and bpftrace."""
+def suites(config):
+    """make check's suites, on the kernels of @config, and bpftrace."""
     suite = check.SUITE
+    ours = (f"patched-{config}",)
+    both = (f"base-{config}",) + ours
     return [
-        dataclasses.replace(suite["upstream"], kernels=BOTH),
+        dataclasses.replace(suite["upstream"], kernels=both),
         dataclasses.replace(suite["userspace"], run=check.tap_suite,
-                            kernels=BOTH, timeout=3600),
+                            kernels=both, timeout=3600),
         check.Suite("bpftrace", "userspace/bpftrace's programs",
                     check.tap_suite, 0, script="tests/userspace/bpftrace.sh",
-                    guest="debian", kernels=BOTH, timeout=3600),
-        dataclasses.replace(suite["selftests"], kernels=OURS),
-        dataclasses.replace(suite["filesystems"], kernels=OURS),
-        dataclasses.replace(suite["stress"], kernels=OURS,
+                    guest="debian", kernels=both, timeout=3600),
+        dataclasses.replace(suite["selftests"], kernels=ours),
+        dataclasses.replace(suite["filesystems"], kernels=ours),
+        dataclasses.replace(suite["stress"], kernels=ours,
                             append="stress.faults=off"),
     ]
 
 
 def rootfs(kernel):
-    return os.path.join(layout.BUILD, "distro", kernel.split("-")[0],
-                        "rootfs")
+    return os.path.join(layout.BUILD, "distro", kernel, "rootfs")
 
 
 class DistroGuest(check.Guest):
@@ -78,26 +78,32 @@ def main():
                                  formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--stress-duration", type=int, default=120,
                     help="seconds of load in the stress suite")
-    ap.add_argument("--kernels", default=" ".join(BOTH),
-                    help="only these kernels (a suite of neither is left out)")
+    ap.add_argument("--config", choices=check.DISTRO_FLAVOURS,
+                    default="cloud", help="Debian's configuration (cloud)")
+    ap.add_argument("--kernels", help="only these of the configuration's two "
+                    "kernels (a suite of neither is left out)")
     ap.add_argument("suites", nargs="*", help="some of the suites (all)")
     args = ap.parse_args()
     args.kvm = args.full = False
+    both = [f"{k}-{args.config}" for k in ("base", "patched")]
+    args.kernels = args.kernels or " ".join(both)
     wanted = args.kernels.split()
-    names = [s.name for s in suites()]
+    names = [s.name for s in suites(args.config)]
     unknown = [n for n in args.suites if n not in names] + \
-        [k for k in wanted if k not in BOTH]
+        [k for k in wanted if k not in both]
     if unknown:
         ap.error(f"no suite or kernel {' '.join(unknown)}; the suites: "
-                 f"{' '.join(names)}; the kernels: {' '.join(BOTH)}")
+                 f"{' '.join(names)}; the kernels: {' '.join(both)}")
     chosen = [dataclasses.replace(
         s, kernels=tuple(k for k in s.kernels if k in wanted))
-        for s in suites() if s.name in args.suites or not args.suites]
+        for s in suites(args.config)
+        if s.name in args.suites or not args.suites]
     chosen = [s for s in chosen if s.kernels]
     for kernel in sorted({k for s in chosen for k in s.kernels}):
         if not os.path.isfile(os.path.join(rootfs(kernel), "..", "release")):
             print(f"distro-check: no {rootfs(kernel)}: harness/"
-                  f"distro-rootfs.sh {kernel.split('-')[0]}", file=sys.stderr)
+                  f"distro-rootfs.sh {kernel.replace('-', ' ')}",
+                  file=sys.stderr)
             return 2
     check.LOGS = os.path.join(layout.CHECK_LOGS, "distro")
     os.makedirs(check.LOGS, exist_ok=True)

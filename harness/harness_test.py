@@ -373,6 +373,17 @@ class TapTest(unittest.TestCase):
             self.assertIn(result, ("fail", "skip", "flaky"))
             self.assertTrue(reason)
 
+    def test_known_results_of_the_debian_guest(self):
+        """Both Debian configurations get the distro lines, and only they."""
+        key = ("test_memcontrol", "test_memcg_swap_max_peak")
+        for flavour in check.DISTRO_FLAVOURS:
+            known = check.known_results("tests/upstream/known-results",
+                                        flavour)
+            self.assertEqual(known[key][0], "skip")
+        for flavour in ("debug", "fast"):
+            self.assertNotIn(key, check.known_results(
+                "tests/upstream/known-results", flavour))
+
 
 class RunAtOnceTest(unittest.TestCase):
     """make check's suites, two at a time: every tally is added up."""
