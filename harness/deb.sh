@@ -70,6 +70,10 @@ cloud | debian)
 	;;
 esac
 
+# Objects a killed build left without their symbol versions are built
+# again (harness/unversioned-objects.sh says how that comes about).
+"$root/harness/unversioned-objects.sh" "$obj"
+
 # dpkg-buildpackage leaves the packages next to the object directory.
 # kbuild passes it --no-check-builddeps for bindeb-pkg, so a missing
 # package would only show as a command failing deep in the build:

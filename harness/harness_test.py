@@ -281,6 +281,51 @@ class KernelConfigTest(unittest.TestCase):
             self.assertEqual(vmrun.tcg_threads(image, "auto"), "multi")
 
 
+class UnversionedObjectsTest(unittest.TestCase):
+    """unversioned-objects.sh removes the objects a killed build left
+    without the versions of their exports, and only those."""
+
+    SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                          "unversioned-objects.sh")
+
+    def object(self, tmp, name, exports, cmd):
+        """name.o, exporting a symbol if @exports, with .name.o.cmd."""
+        src = os.path.join(tmp, name + ".c")
+        with open(src, "w") as f:
+            f.write("int __export_symbol_%s;\n" % name if exports else
+                    'const char *s = "__export_symbol_in_a_string";\n')
+        subprocess.run(["gcc", "-c", "-o", os.path.join(tmp, name + ".o"),
+                        src], check=True)
+        with open(os.path.join(tmp, f".{name}.o.cmd"), "w") as f:
+            f.write(f"savedcmd_{name}.o := {cmd}\n")
+
+    def run_script(self, tmp, config):
+        with open(os.path.join(tmp, ".config"), "w") as f:
+            f.write(config)
+        res = subprocess.run([self.SCRIPT, tmp], capture_output=True,
+                             text=True)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        return sorted(n[:-2] for n in os.listdir(tmp) if n.endswith(".o"))
+
+    def test_only_compiled_exports_without_versions_go(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            self.object(tmp, "killed", True, "gcc -c -o killed.o killed.c")
+            self.object(tmp, "done", True, "gcc -c -o done.o done.c\n"
+                        "#SYMVER done 0x12345678")
+            self.object(tmp, "composite", True, "ld -r -o composite.o a.o")
+            self.object(tmp, "string", False, "gcc -c -o string.o string.c")
+            self.assertEqual(self.run_script(tmp, "CONFIG_MODVERSIONS=y\n"),
+                             ["composite", "done", "string"])
+            self.assertFalse(os.path.exists(os.path.join(tmp,
+                                                         ".killed.o.cmd")))
+
+    def test_nothing_goes_without_modversions(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            self.object(tmp, "plain", True, "gcc -c -o plain.o plain.c")
+            self.assertEqual(self.run_script(
+                tmp, "# CONFIG_MODVERSIONS is not set\n"), ["plain"])
+
+
 class TapTest(unittest.TestCase):
     """check.py reads the kselftests' TAP with the kernel's KTAP parser."""
 
