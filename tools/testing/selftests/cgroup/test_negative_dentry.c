@@ -730,7 +730,7 @@ struct named_files {
 	long count;
 };
 
-/* Page cache for reclaim to take first: see classic_lru(). */
+/* Page cache for reclaim to take first: see the LRU-order test. */
 #define FILE_BYTES	8192
 
 static int named_files_fn(const char *cgroup, void *arg)
@@ -817,36 +817,39 @@ static int pin_to_one_cpu(cpu_set_t *old)
 
 #define ORDER_FILES	2000
 #define LRU_GEN		"/sys/kernel/mm/lru_gen/enabled"
+#define DENTRY_DEFRAG	"/sys/kernel/slab/dentry/remote_node_defrag_ratio"
+
+/* A system-wide setting that a test changes, and the value it had. */
+struct saved_setting {
+	const char *path;
+	char value[32];
+};
 
 /*
- * The test needs a reclaim that takes part of the parent's dentries, from
- * the head of its lists. While the files have page cache, a write to
- * memory.reclaim takes pages, and asks the shrinkers for too few objects
- * to act on. Once the pages are gone, the next write scans the lists from
- * their head: under the classic LRU it stops part of the way (after 1500
- * to 1600 of the 4000 files, measured), under the multi-gen LRU, which
- * Debian's kernels turn on, it evicted every file. Switch to the classic
- * LRU for the test, and back with @saved: a system-wide setting, which a
- * test killed meanwhile leaves off.
+ * Set @s to @value for a test, keeping the value it had for
+ * restore_setting(). A kernel without the file (no multi-gen LRU, say) has
+ * nothing to set. A test killed meanwhile leaves the new value.
  *
- * Return: 0 on success (also without the multi-gen LRU), -1 on error.
+ * Return: 0 on success (also without the file), -1 on error.
  */
-static int classic_lru(char *saved, size_t size)
+static int change_setting(struct saved_setting *s, const char *value)
 {
-	ssize_t len = read_text(LRU_GEN, saved, size);
+	ssize_t len = read_text(s->path, s->value, sizeof(s->value));
 
 	if (len < 0) {
-		saved[0] = '\0';
+		s->value[0] = '\0';
 		return len == -ENOENT ? 0 : -1;
 	}
-	return write_text(LRU_GEN, "n", 1) < 0 ? -1 : 0;
+	return write_text(s->path, (char *)value, strlen(value)) < 0 ? -1 : 0;
 }
 
-static int restore_lru(char *saved)
+static int restore_setting(const struct saved_setting *s)
 {
-	if (!saved[0])
+	if (!s->value[0])
 		return 0;
-	return write_text(LRU_GEN, saved, strlen(saved)) < 0 ? -1 : 0;
+	if (write_text(s->path, (char *)s->value, strlen(s->value)) < 0)
+		return -1;
+	return 0;
 }
 
 /*
@@ -861,10 +864,22 @@ static int restore_lru(char *saved)
  * only.
  *
  * The order is a node's: each NUMA node has lists of its own, and a
- * dentry goes on those of the node it was allocated on. The test runs on
- * one cpu, so that all its dentries share a node; on two, the parent's
- * files could sit alone on the node that reclaim visits first. It runs
- * with the classic LRU: see classic_lru().
+ * dentry goes on those of the node its memory came from. The parent's
+ * files could sit alone on a node, where reclaim would take them first.
+ * So the test runs on one cpu, and has SLUB take new slabs of that cpu's
+ * node for dentries rather than fill the partly used slabs of the other
+ * nodes, which the tests before leave many of (remote_node_defrag_ratio):
+ * then nearly all its dentries share a node. Those of the cpu's own
+ * partial slabs can still come from another.
+ *
+ * The test needs a reclaim that takes part of the parent's dentries, from
+ * the head of its lists. While the files have page cache, a write to
+ * memory.reclaim takes pages, and asks the shrinkers for too few objects
+ * to act on. Once the pages are gone, the next write scans the lists from
+ * their head: under the classic LRU it stops part of the way (after 1500
+ * to 1600 of the 4000 files, measured), under the multi-gen LRU, which
+ * Debian's kernels turn on, it evicted every file. The test switches to
+ * the classic LRU.
  */
 static int test_negdentry_drain_keeps_lru_order(const char *root)
 {
@@ -874,11 +889,13 @@ static int test_negdentry_drain_keeps_lru_order(const char *root)
 	char *parent = cg_name(root, "nd_order");
 	char *child = cg_name(root, "nd_order/child");
 	long own_evicted, gone_evicted, gone_later, looked = 0;
+	struct saved_setting lru_gen = { .path = LRU_GEN };
+	struct saved_setting defrag = { .path = DENTRY_DEFRAG };
 	int ret = KSFT_FAIL, cached = -1, err;
-	char lru_gen[32] = "";
 	cpu_set_t cpus;
 
-	if (pin_to_one_cpu(&cpus) || classic_lru(lru_gen, sizeof(lru_gen)))
+	if (pin_to_one_cpu(&cpus) || change_setting(&lru_gen, "n") ||
+	    change_setting(&defrag, "0"))
 		goto out;
 	/* The parent's own files first, before it can have children. */
 	if (!parent || !child || mkdir(dirs[0], 0755) || cg_create(parent) ||
@@ -920,7 +937,9 @@ static int test_negdentry_drain_keeps_lru_order(const char *root)
 	if (gone_evicted >= ORDER_FILES / 4 && gone_evicted > own_evicted)
 		ret = KSFT_PASS;
 out:
-	if (restore_lru(lru_gen))
+	if (restore_setting(&lru_gen))
+		ret = KSFT_FAIL;
+	if (restore_setting(&defrag))
 		ret = KSFT_FAIL;
 	sched_setaffinity(0, sizeof(cpus), &cpus);
 	cg_destroy(child);
