@@ -288,16 +288,24 @@ class UnversionedObjectsTest(unittest.TestCase):
     SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                           "unversioned-objects.sh")
 
-    def object(self, tmp, name, exports, cmd):
-        """name.o, exporting a symbol if @exports, with .name.o.cmd."""
+    def object(self, tmp, name, exports, versions=(), compiled=True):
+        """name.o defining __export_symbol_<e> for each of @exports (or
+        only naming one in a string), with .name.o.cmd as kbuild writes it
+        for a compile (a source_ line) or a link, and the #SYMVER lines of
+        @versions."""
         src = os.path.join(tmp, name + ".c")
         with open(src, "w") as f:
-            f.write("int __export_symbol_%s;\n" % name if exports else
-                    'const char *s = "__export_symbol_in_a_string";\n')
+            f.write("".join(f"int __export_symbol_{e};\n" for e in exports)
+                    or 'const char *s = "__export_symbol_in_a_string";\n')
         subprocess.run(["gcc", "-c", "-o", os.path.join(tmp, name + ".o"),
                         src], check=True)
         with open(os.path.join(tmp, f".{name}.o.cmd"), "w") as f:
-            f.write(f"savedcmd_{name}.o := {cmd}\n")
+            if compiled:
+                f.write(f"savedcmd_{name}.o := gcc -c -o {name}.o {src}\n\n"
+                        f"source_{name}.o := {src}\n")
+            else:
+                f.write(f"savedcmd_{name}.o := ld -r -o {name}.o a.o b.o\n")
+            f.writelines(f"#SYMVER {v} 0x12345678\n" for v in versions)
 
     def run_script(self, tmp, config):
         with open(os.path.join(tmp, ".config"), "w") as f:
@@ -309,19 +317,20 @@ class UnversionedObjectsTest(unittest.TestCase):
 
     def test_only_compiled_exports_without_versions_go(self):
         with tempfile.TemporaryDirectory() as tmp:
-            self.object(tmp, "killed", True, "gcc -c -o killed.o killed.c")
-            self.object(tmp, "done", True, "gcc -c -o done.o done.c\n"
-                        "#SYMVER done 0x12345678")
-            self.object(tmp, "composite", True, "ld -r -o composite.o a.o")
-            self.object(tmp, "string", False, "gcc -c -o string.o string.c")
+            self.object(tmp, "killed", ["a"])
+            self.object(tmp, "cut", ["b", "c"], versions=["b"])
+            self.object(tmp, "done", ["d", "e"], versions=["e", "d"])
+            self.object(tmp, "composite", ["f"], compiled=False)
+            self.object(tmp, "string", [])
             self.assertEqual(self.run_script(tmp, "CONFIG_MODVERSIONS=y\n"),
                              ["composite", "done", "string"])
-            self.assertFalse(os.path.exists(os.path.join(tmp,
-                                                         ".killed.o.cmd")))
+            for name in ("killed", "cut"):
+                self.assertFalse(os.path.exists(
+                    os.path.join(tmp, f".{name}.o.cmd")))
 
     def test_nothing_goes_without_modversions(self):
         with tempfile.TemporaryDirectory() as tmp:
-            self.object(tmp, "plain", True, "gcc -c -o plain.o plain.c")
+            self.object(tmp, "plain", ["a"])
             self.assertEqual(self.run_script(
                 tmp, "# CONFIG_MODVERSIONS is not set\n"), ["plain"])
 
