@@ -162,7 +162,8 @@ $(STRESS)/stress.sh: tests/stress/stress.sh tests/userspace/tap.sh $(STRESS_NG)
 # guest, on 4 vCPUs and 2 NUMA nodes: the upstream, userspace, selftests,
 # filesystems and a short stress suite (harness/distro_check.py). Hours the
 # first time, for the two kernels; not in make check.
-distro-check: DISTRO := $(if $(filter debian,$(CONFIG)),debian,cloud)
+distro-check: DISTRO = $(or $(filter cloud debian,$(CONFIG)),$(if \
+	$(filter small,$(CONFIG)),cloud,$(error CONFIG=$(CONFIG): cloud or debian)))
 distro-check: debian-rootfs stress-stage
 	for k in patched base; do harness/deb.sh $$k $(DISTRO) || exit 1; done
 	for k in patched base; do harness/distro-rootfs.sh $$k $(DISTRO) || exit 1; done
