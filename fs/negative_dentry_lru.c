@@ -11,6 +11,17 @@
  * filesystem (negative_dentry_lock_sb()). The positive dentries walked
  * over keep their places on the list, and each batch goes on after the
  * last of them.
+ *
+ * No pass relies on where another left anything: several may walk one
+ * list at once (a cgroup's work, a task's reclaim, an ancestor's work, a
+ * drain), each with its own bookmark, which the others walk over as over
+ * any positive dentry. A reclaim pass out of budget rotates the list up
+ * to its own bookmark, from the head or just after a removed cgroup's
+ * dentries there, a range that is always whole, and its next run resumes
+ * by count (struct negative_dentry_cursor). A drain never rotates: the
+ * removed cgroup's positive dentries stay at the head of the list, older
+ * than the parent's, and a drain pass goes on to the first live dentry, a
+ * finite run, yielding only to a writer of s_umount.
  */
 #include <linux/fs.h>
 #include <linux/list_lru.h>
@@ -24,7 +35,8 @@
 
 static bool negative_dentry_reclaim_done(struct negative_dentry_reclaim *sc)
 {
-	return sc->reclaimed >= sc->nr_to_reclaim || sc->budget <= 0;
+	return sc->reclaimed >= sc->nr_to_reclaim || sc->budget <= 0 ||
+	       sc->yielded;
 }
 
 /* Whether an earlier run of a reclaim with a cursor finished this list. */
@@ -74,8 +86,17 @@ static bool negative_dentry_reclaim_shrinker(struct shrinker *shrinker,
 	if (negative_dentry_before_cursor(sc, shrinker))
 		return true;
 	sb = super_from_shrinker(shrinker);
-	if (!sb || !negative_dentry_lock_sb(sb))
+	if (!sb)
 		return true;
+	if (!negative_dentry_lock_sb(sb)) {
+		/*
+		 * A writer holds s_umount: a drain comes back for it, as its
+		 * cgroup never charges again. A frozen superblock it leaves.
+		 */
+		if (sc->drain && READ_ONCE(sb->s_writers.frozen) == SB_UNFROZEN)
+			sc->yielded = true;
+		return !negative_dentry_reclaim_done(sc);
+	}
 	sc->stopped = false;
 	left = negative_dentry_resume(sc, shrinker,
 				      list_lru_count_one(&sb->s_dentry_lru,
@@ -91,6 +112,11 @@ static bool negative_dentry_reclaim_shrinker(struct shrinker *shrinker,
 		left -= min_t(unsigned long, left, scanned);
 		if (scanned < batch)
 			break;
+		/* umount, remount or freeze: the drain runs again after it. */
+		if (sc->drain && rwsem_is_contended(&sb->s_umount)) {
+			sc->yielded = true;
+			break;
+		}
 		cond_resched();
 	}
 	/*
@@ -99,7 +125,7 @@ static bool negative_dentry_reclaim_shrinker(struct shrinker *shrinker,
 	 * the next run would then find them in its way and get no further,
 	 * so they go to the tail, as rotated, for it to get past them.
 	 */
-	to_tail = left && sc->budget <= 0 && !sc->stopped &&
+	to_tail = !sc->drain && left && sc->budget <= 0 &&
 		  sc->reclaimed < sc->nr_to_reclaim;
 	d_negative_reclaim_end(sb, sc, &mark, to_tail);
 	/*

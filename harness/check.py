@@ -381,7 +381,7 @@ def w1_suite(guest, r, suite):
 
 KUNIT_SUITES = ("negative_dentry", "negative_dentry_count",
                 "negative_dentry_evict", "negative_dentry_lru",
-                "memcg_negative_dentry")
+                "memcg_negative_dentry", "memcg_negative_dentry_reclaim")
 
 
 def kunit_suite(guest, r, suite):
@@ -433,6 +433,7 @@ VOLUME_TESTS = {
     "test_negative_dentry": ("test_negdentry_limit",
                              "test_negdentry_rmdir_drains",
                              "test_negdentry_drain_behind_positives",
+                             "test_negdentry_drain_past_budget_keeps_lru_order",
                              "test_negdentry_limit_behind_positives",
                              "test_negdentry_reclaim_stops_when_frozen"),
 }

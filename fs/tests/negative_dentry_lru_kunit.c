@@ -166,27 +166,28 @@ static void kept_dentries_stay_in_reach(struct kunit *test)
 }
 
 /*
- * Memory pressure finds the dentries a pass pinned, p0 and p1, and takes
- * them off the list as in use: the next batch walks from the head again,
- * and they go back at the tail when the pass lets go of them, as after
- * any use.
+ * Memory pressure finds the dentry a pass pinned, its bookmark p1, and
+ * takes it off the list as in use; p0, which the pass walked over and
+ * left unused on the list, it evicts. The next batch walks from the head
+ * again, and p1 goes back at the tail when the pass lets go of it, as
+ * after any use.
  */
 static void bookmark_lost_to_memory_pressure(struct kunit *test)
 {
 	struct super_block *sb = negtest_mount(test);
 	struct negative_dentry_reclaim sc = { .nr_to_reclaim = 1 };
 	struct shrink_control prune = { .nr_to_scan = 2 };
-	struct dentry *p0 = lru_test_dentry(test, sb, "p0", true);
-	struct dentry *p1 = lru_test_dentry(test, sb, "p1", true);
-	struct dentry *p2 = lru_test_dentry(test, sb, "p2", true);
-	struct dentry *want[] = { p2, p1, p0 };
+	struct dentry *p1, *p2, *want[2];
 	struct d_negative_bookmark mark = { };
 
+	lru_test_dentry(test, sb, "p0", true);
+	p1 = lru_test_dentry(test, sb, "p1", true);
+	p2 = lru_test_dentry(test, sb, "p2", true);
 	KUNIT_ASSERT_TRUE(test, negative_dentry_lock_sb(sb));
 	d_negative_reclaim_lru(sb, &sc, 2, &mark);
 	KUNIT_ASSERT_PTR_EQ(test, mark.dentry, p1);
 	prune_dcache_sb(sb, &prune);
-	KUNIT_EXPECT_EQ(test, negtest_seen.evicted, 0);
+	KUNIT_EXPECT_EQ(test, negtest_seen.evicted, 1);
 	KUNIT_EXPECT_EQ(test, list_lru_count(&sb->s_dentry_lru), 1);
 
 	d_negative_reclaim_lru(sb, &sc, 2, &mark);
@@ -194,9 +195,10 @@ static void bookmark_lost_to_memory_pressure(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, mark.dentry, p2);
 	d_negative_reclaim_end(sb, &sc, &mark, false);
 	up_read(&sb->s_umount);
-	KUNIT_EXPECT_EQ(test, d_count(p0), 0);
 	KUNIT_EXPECT_EQ(test, d_count(p1), 0);
-	lru_test_expect_order(test, sb, want, 3);
+	want[0] = p2;
+	want[1] = p1;
+	lru_test_expect_order(test, sb, want, 2);
 }
 
 /*
@@ -233,6 +235,60 @@ static void two_passes_keep_their_bookmarks(struct kunit *test)
 	for (i = 0; i < 4; i++)
 		KUNIT_EXPECT_EQ(test, d_count(want[i]), 0);
 	lru_test_expect_order(test, sb, want, 4);
+}
+
+/*
+ * Two passes over one list both run out of budget and rotate what they
+ * walked over: a walks p0 .. p3, b walks p0 .. p1, each keeping its last
+ * as its bookmark. Whichever ends first, the other's range must still be
+ * a range of the list: rotating from a first dentry that the other pass
+ * had already put behind the bookmark cut the list into detached cycles
+ * that no walk reached, while list_lru_count() still counted them. Each
+ * rotates from the head of the list to its bookmark.
+ */
+static void two_passes_rotate(struct kunit *test, bool a_first)
+{
+	struct super_block *sb = negtest_mount(test);
+	struct negative_dentry_reclaim a = { .nr_to_reclaim = 1 };
+	struct negative_dentry_reclaim b = { .nr_to_reclaim = 1 };
+	struct d_negative_bookmark mark_a = { }, mark_b = { };
+	struct dentry *p[6], *want[6];
+	char name[4];
+	int i;
+
+	for (i = 0; i < 6; i++) {
+		snprintf(name, sizeof(name), "p%d", i);
+		p[i] = lru_test_dentry(test, sb, name, true);
+	}
+	KUNIT_ASSERT_TRUE(test, negative_dentry_lock_sb(sb));
+	d_negative_reclaim_lru(sb, &a, 4, &mark_a);
+	d_negative_reclaim_lru(sb, &b, 2, &mark_b);
+	KUNIT_ASSERT_PTR_EQ(test, mark_a.dentry, p[3]);
+	KUNIT_ASSERT_PTR_EQ(test, mark_b.dentry, p[1]);
+	if (a_first) {
+		d_negative_reclaim_end(sb, &a, &mark_a, true);
+		d_negative_reclaim_end(sb, &b, &mark_b, true);
+	} else {
+		d_negative_reclaim_end(sb, &b, &mark_b, true);
+		d_negative_reclaim_end(sb, &a, &mark_a, true);
+	}
+	up_read(&sb->s_umount);
+	for (i = 0; i < 6; i++)
+		KUNIT_EXPECT_EQ(test, d_count(p[i]), 0);
+	/* a: p4 p5 p0 p1 p2 p3, then b: p2 p3 p4 p5 p0 p1. */
+	for (i = 0; i < 6; i++)
+		want[i] = p[a_first ? (i + 2) % 6 : (i + 4) % 6];
+	lru_test_expect_order(test, sb, want, 6);
+}
+
+static void two_passes_rotate_longer_first(struct kunit *test)
+{
+	two_passes_rotate(test, true);
+}
+
+static void two_passes_rotate_shorter_first(struct kunit *test)
+{
+	two_passes_rotate(test, false);
 }
 
 /*
@@ -371,6 +427,8 @@ static struct kunit_case negative_dentry_lru_test_cases[] = {
 	KUNIT_CASE(kept_dentries_stay_in_reach),
 	KUNIT_CASE(bookmark_lost_to_memory_pressure),
 	KUNIT_CASE(two_passes_keep_their_bookmarks),
+	KUNIT_CASE(two_passes_rotate_longer_first),
+	KUNIT_CASE(two_passes_rotate_shorter_first),
 	KUNIT_CASE(reclaim_goes_on_over_batches),
 	KUNIT_CASE(reclaim_waits_for_the_thaw),
 	{}

@@ -39,6 +39,8 @@ struct negative_dentry_cursor {
  * @scanned: dentries looked at
  * @reclaimed: negative dentries reclaimed
  * @stopped: a drain found the first dentry of a live cgroup
+ * @yielded: a drain stopped for, or skipped a superblock held by, a writer
+ *	of its s_umount
  * @cursor: if not NULL, where to start in the lists, and on return where
  *	this reclaim stopped if it ran out of budget
  */
@@ -52,6 +54,7 @@ struct negative_dentry_reclaim {
 	long scanned;
 	long reclaimed;
 	bool stopped;
+	bool yielded;
 	struct negative_dentry_cursor *cursor;
 };
 

@@ -42,10 +42,8 @@ static inline long nd_target(long limit)
  * @limit: a limit, of a directory or of a cgroup
  *
  * What a count settles at once reclaim is done with a flood, for the tests
- * to compare with. Reclaim brings the count it sees down to nd_target(), but
- * the counts it acts on lag the true count by less than an eighth of the
- * limit (the per-cpu batches), and a dentry can be made while a pass
- * finishes: another eighth.
+ * to compare with. Reclaim brings the count it sees down to nd_target(),
+ * and a dentry can be made while a pass finishes: up to two eighths more.
  *
  * Return: @limit + @limit / 8.
  */
@@ -55,48 +53,26 @@ static inline long nd_settled_bound(long limit)
 }
 
 /*
- * The batches of mm/memcg_negative_dentry.c: a cpu's stock lets this many
- * changes of a cgroup with a limit on its path wait uncharged
- * (NEGATIVE_DENTRY_CHARGE_BATCH), and this many of one without
- * (NEGATIVE_DENTRY_UNLIMITED_BATCH).
+ * A cpu's stock charges this many negative dentries ahead for a cgroup,
+ * and keeps at most this many as credit (MEMCG_NEGATIVE_DENTRY_CHARGE_BATCH).
  */
 #define ND_CHARGE_BATCH		32
-#define ND_UNLIMITED_BATCH	64
 
 /* The cgroups a cpu's stock holds at once (MEMCG_NEGATIVE_DENTRY_STOCK_SLOTS) */
 #define ND_STOCK_SLOTS		4
 
 /**
- * nd_charge_batch() - how far a cgroup's changes may go in a slot
- * @limit: the tightest limit on the cgroup's path
- * @headroom: the least room left under a limit there
+ * nd_count_slack() - how far a cgroup's count may be from its true value
  *
- * The kernel's negative_dentry_batch(), with the cpus online: a slot of
- * the cgroup lets one change fewer than this wait uncharged.
- *
- * Return: the batch, 1 (nothing waits) to ND_CHARGE_BATCH.
- */
-static inline long nd_charge_batch(long limit, long headroom)
-{
-	long slots = (long)get_nprocs() * ND_STOCK_SLOTS;
-	long room = limit / 8 < headroom / 2 ? limit / 8 : headroom / 2;
-
-	if (room < slots)
-		return 1;
-	return room / slots < ND_CHARGE_BATCH ? room / slots : ND_CHARGE_BATCH;
-}
-
-/**
- * nd_count_slack() - how far two counts of one cgroup may disagree
- *
- * The count a limit acts on misses what waits in the cpus' stocks: a full
- * limited batch on each cpu, plus one unlimited batch of tolerance.
+ * The counter a limit acts on includes what the stocks charged ahead: a
+ * batch on each cpu, and .current reads the true count only while none
+ * changes; plus a batch of tolerance.
  *
  * Return: the most a cgroup's counts, read apart, may differ by.
  */
 static inline long nd_count_slack(void)
 {
-	return ND_CHARGE_BATCH * get_nprocs() + ND_UNLIMITED_BATCH;
+	return ND_CHARGE_BATCH * (get_nprocs() + 1);
 }
 
 static inline long nd_kill_threshold(long limit)

@@ -1,0 +1,538 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The reclaim of memory.negative_dentry.max, and the drain of a removed
+ * cgroup's negative dentries.
+ *
+ * Past its limit, a cgroup's reclaim work takes the unused, cold negative
+ * dentries of the cgroup and its descendants from their own LRU lists, on
+ * the superblocks the shrinker maps name (fs/negative_dentry_lru.c walks
+ * the lists), down to the limit less a margin. Each memcg of the subtree
+ * with negative dentries on its own lists may keep an equal part of that
+ * target, and gives up what it holds above it. A task that outruns the
+ * work takes a bounded batch from its own lists on its way back to user
+ * space. When a cgroup is removed, its dentries are spliced to its
+ * parent's lists and a drain reclaims the negative ones, so that rmdir
+ * does not wait for them.
+ */
+#include <linux/cgroup.h>
+#include <linux/debugfs.h>
+#include <linux/memcontrol.h>
+#include <linux/oom.h>
+#include <linux/page_counter.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/task_work.h>
+
+#include "memcg_negative_dentry.h"
+
+#define CREATE_TRACE_POINTS
+#include <trace/events/negative_dentry_memcg.h>
+
+/* Drains queued and not finished: each holds its removed cgroup's css. */
+static atomic_long_t negative_dentry_drains;
+
+static long negative_dentry_count(struct mem_cgroup *memcg)
+{
+	return page_counter_read(&memcg->negative_dentry.counter);
+}
+
+/*
+ * The negative dentries on @memcg's own lists: its count less those of its
+ * online children, which have lists of their own. A removed child's
+ * dentries are on @memcg's lists, and in its count. The caller holds
+ * rcu_read_lock().
+ */
+static long negative_dentry_own(struct mem_cgroup *memcg)
+{
+	long own = negative_dentry_count(memcg);
+	struct cgroup_subsys_state *css;
+
+	css_for_each_child(css, &memcg->css) {
+		if (css->flags & CSS_ONLINE)
+			own -= negative_dentry_count(mem_cgroup_from_css(css));
+	}
+	return max(own, 0L);
+}
+
+/*
+ * How the reclaim of a subtree down to a target shares out: each memcg of
+ * the subtree with negative dentries on its own lists may keep an equal
+ * part of the target, its fair share, and gives up dentries in proportion
+ * to what it holds above it. So a cgroup under its share keeps what it has
+ * while a sibling floods past their parent's limit, and the flooder's
+ * reclaim takes its own.
+ */
+struct negative_dentry_shares {
+	long fair;
+	long above;
+	long want;
+};
+
+static void negative_dentry_shares(struct mem_cgroup *root, long target,
+				   long want, struct negative_dentry_shares *sh)
+{
+	struct cgroup_subsys_state *css;
+	long holders = 0;
+
+	rcu_read_lock();
+	css_for_each_descendant_pre(css, &root->css)
+		if ((css->flags & CSS_ONLINE) &&
+		    negative_dentry_own(mem_cgroup_from_css(css)))
+			holders++;
+	sh->fair = holders ? target / holders : 0;
+	sh->above = 0;
+	css_for_each_descendant_pre(css, &root->css)
+		if (css->flags & CSS_ONLINE)
+			sh->above += max(negative_dentry_own(mem_cgroup_from_css(css)) -
+					 sh->fair, 0L);
+	rcu_read_unlock();
+	sh->want = want;
+}
+
+/*
+ * What a memcg with @own negative dentries on its own lists gives up of
+ * @sh->want: its part of what all hold above their shares, never more than
+ * it holds above its own.
+ */
+static long negative_dentry_quota_of(long own,
+				     const struct negative_dentry_shares *sh)
+{
+	long above = own - sh->fair;
+
+	if (above <= 0 || sh->above <= 0)
+		return 0;
+	return min(above, DIV_ROUND_UP(sh->want * above, sh->above));
+}
+
+static long negative_dentry_quota(struct mem_cgroup *memcg,
+				  const struct negative_dentry_shares *sh)
+{
+	long own;
+
+	rcu_read_lock();
+	own = negative_dentry_own(memcg);
+	rcu_read_unlock();
+	return negative_dentry_quota_of(own, sh);
+}
+
+/*
+ * One round over the lists of @limit's subtree's online memcgs, in the
+ * order of mem_cgroup_iter(), each reclaimed of its quota, going on from
+ * where the work's last run stopped in it: the memcgs before that one are
+ * done, and that one's lists resume at its cursor. Where this run stops is
+ * kept for the next. Return true if the reclaim is done or out of budget,
+ * false at the end of the round.
+ */
+static bool negative_dentry_reclaim_round(struct memcg_negative_dentry_limit *limit,
+					  struct negative_dentry_reclaim *sc,
+					  const struct negative_dentry_shares *sh)
+{
+	struct mem_cgroup *root = limit->memcg;
+	u64 resume = limit->cursor_id;
+	long want = sc->nr_to_reclaim;
+	struct mem_cgroup *memcg;
+	bool done = false;
+
+again:
+	memcg = NULL;
+	while (!done && (memcg = mem_cgroup_iter(root, memcg, NULL))) {
+		u64 id = cgroup_id(memcg->css.cgroup);
+		struct negative_dentry_cursor cursor = { };
+		long quota;
+
+		if (resume) {
+			if (id != resume)
+				continue;
+			resume = 0;
+			cursor = limit->cursor;
+		}
+		/* An offline memcg's lists are its parent's. */
+		if (!mem_cgroup_online(memcg))
+			continue;
+		quota = negative_dentry_quota(memcg, sh);
+		if (!quota)
+			continue;
+		sc->memcg = memcg;
+		sc->cursor = &cursor;
+		sc->nr_to_reclaim = min(want, sc->reclaimed + quota);
+		negative_dentry_reclaim_memcg(memcg, sc);
+		done = sc->reclaimed >= want || sc->budget <= 0;
+		if (done) {
+			limit->cursor_id = id;
+			limit->cursor = cursor;
+		}
+	}
+	if (memcg)
+		mem_cgroup_iter_break(root, memcg);
+	/* The memcg it stopped in is gone: the round starts again. */
+	if (resume) {
+		resume = 0;
+		goto again;
+	}
+	if (!done)
+		limit->cursor_id = 0;
+	sc->nr_to_reclaim = want;
+	sc->cursor = NULL;
+	return done;
+}
+
+/*
+ * Reclaim from the lists of @limit's subtree down to @target, each memcg
+ * by its share, going on from where the last run stopped: in the sparing
+ * round (hot negative dentries are spared) or the aging one (they are
+ * aged, and a later reclaim takes those not looked up again), in a memcg,
+ * in its lists. A cycle is a sparing round and an aging one over the
+ * whole subtree, in as many runs as the budget takes. Return false if a
+ * whole cycle freed nothing: every negative dentry left is in use, looked
+ * up again and again, or on a frozen filesystem, and running again would
+ * only walk the lists once more.
+ */
+static bool negative_dentry_reclaim_cycle(struct memcg_negative_dentry_limit *limit,
+					  struct negative_dentry_reclaim *sc,
+					  long target)
+{
+	struct negative_dentry_shares sh;
+
+	for (;;) {
+		long reclaimed = sc->reclaimed;
+		bool stopped;
+
+		sc->age = limit->aging;
+		negative_dentry_shares(limit->memcg, target,
+				       sc->nr_to_reclaim - sc->reclaimed, &sh);
+		WRITE_ONCE(limit->fair, sh.fair);
+		stopped = negative_dentry_reclaim_round(limit, sc, &sh);
+		if (sc->reclaimed > reclaimed)
+			limit->freed = true;
+		if (stopped)
+			return true;
+		/* The round is done: the aging one next, or a new cycle. */
+		limit->aging = !limit->aging;
+		if (limit->aging)
+			continue;
+		if (!limit->freed)
+			return false;
+		limit->freed = false;
+	}
+}
+
+/*
+ * Whether @limit is being reclaimed for a pass of its count over @max:
+ * if not yet, and the counter is over, the stocks give back the credit
+ * they hold for the subtree, which the counter includes, and if the count
+ * without what credit is left is still over, this is a pass. It is counted
+ * once, by the reclaim work or the task that gets here first, before
+ * either reclaims: a task that brings the count back under before the
+ * work runs does not hide it, and credit alone is never counted. Might
+ * sleep.
+ */
+static bool negative_dentry_reclaim_start(struct memcg_negative_dentry_limit *limit,
+					  long max)
+{
+	struct mem_cgroup *memcg = limit->memcg;
+
+	if (READ_ONCE(limit->reclaiming))
+		return true;
+	if (negative_dentry_count(memcg) <= max)
+		return false;
+	negative_dentry_drain_stocks(memcg, false, true);
+	if (negative_dentry_usage(memcg) <= max)
+		return false;
+	if (!xchg(&limit->reclaiming, true))
+		negative_dentry_max_passed(memcg);
+	return true;
+}
+
+static void negative_dentry_reclaim_workfn(struct work_struct *work)
+{
+	struct memcg_negative_dentry_limit *limit =
+		container_of(work, struct memcg_negative_dentry_limit,
+			     reclaim_work);
+	struct mem_cgroup *memcg = limit->memcg;
+	struct negative_dentry_reclaim sc = {
+		.budget = NEGATIVE_DENTRY_RUN_BUDGET,
+	};
+	long max, usage;
+	bool more;
+
+	if (!css_tryget_online(&memcg->css))
+		return;
+	max = READ_ONCE(memcg->negative_dentry.counter.max);
+	if (!negative_dentry_reclaim_start(limit, max))
+		goto out;
+	usage = negative_dentry_usage(memcg);
+	if (usage <= max) {
+		WRITE_ONCE(limit->reclaiming, false);
+		goto out;
+	}
+	sc.nr_to_reclaim = usage - negative_dentry_target(max);
+	more = negative_dentry_reclaim_cycle(limit, &sc,
+					     negative_dentry_target(max));
+	trace_negative_dentry_reclaim_memcg(cgroup_id(memcg->css.cgroup), false,
+					    usage, sc.scanned, sc.reclaimed);
+	/*
+	 * Out of budget short of the target: run again, from where this run
+	 * stopped, whether or not it freed anything on the way: a run that
+	 * spent its budget walking over positive dentries got that much
+	 * further, and the cgroup may never charge again to queue another.
+	 * A cycle that freed nothing ends it, until a charge over the limit
+	 * queues the work again; the pass stays counted while the count is
+	 * over, so that a limit reclaim cannot bring back (a frozen
+	 * filesystem, dentries in use) is not counted again at each charge.
+	 */
+	if (more && sc.budget <= 0 && sc.reclaimed < sc.nr_to_reclaim)
+		queue_work(negative_dentry_wq, work);
+	else if (negative_dentry_usage(memcg) <= max)
+		WRITE_ONCE(limit->reclaiming, false);
+out:
+	css_put(&memcg->css);
+}
+
+/**
+ * negative_dentry_limit_get - the reclaim state of a cgroup's limit
+ * @memcg: the cgroup, whose limit is being set; the caller may sleep
+ *
+ * Made for the first limit set on the cgroup, and kept until it is freed:
+ * a cgroup that never has a limit pays nothing for it.
+ *
+ * Return: the state, or NULL if there is no memory for it.
+ */
+struct memcg_negative_dentry_limit *
+negative_dentry_limit_get(struct mem_cgroup *memcg)
+{
+	struct memcg_negative_dentry_limit *limit, *old;
+
+	limit = READ_ONCE(memcg->negative_dentry.limit);
+	if (limit)
+		return limit;
+	limit = kzalloc(sizeof(*limit), GFP_KERNEL_ACCOUNT);
+	if (!limit)
+		return NULL;
+	limit->memcg = memcg;
+	INIT_WORK(&limit->reclaim_work, negative_dentry_reclaim_workfn);
+	/* Two writers of the first limit at once: one state stays. */
+	old = cmpxchg(&memcg->negative_dentry.limit, NULL, limit);
+	if (old) {
+		kfree(limit);
+		return old;
+	}
+	return limit;
+}
+
+/**
+ * negative_dentry_limit_free - free the reclaim state of a cgroup's limit
+ * @memcg: the cgroup, about to be freed: nothing can queue its work any more
+ */
+void negative_dentry_limit_free(struct mem_cgroup *memcg)
+{
+	struct memcg_negative_dentry_limit *limit = memcg->negative_dentry.limit;
+
+	if (!limit)
+		return;
+	cancel_work_sync(&limit->reclaim_work);
+	kfree(limit);
+}
+
+/**
+ * negative_dentry_reclaim_done - a cgroup's count is at most its limit
+ * @memcg: the cgroup, whose limit was just written
+ *
+ * A pass still counted as being reclaimed is over: the next is counted.
+ */
+void negative_dentry_reclaim_done(struct mem_cgroup *memcg)
+{
+	struct memcg_negative_dentry_limit *limit =
+		READ_ONCE(memcg->negative_dentry.limit);
+
+	if (limit)
+		WRITE_ONCE(limit->reclaiming, false);
+}
+
+/**
+ * negative_dentry_reclaim_queue - have a cgroup's limit looked at
+ * @memcg: the cgroup, whose count may be past its limit
+ */
+void negative_dentry_reclaim_queue(struct mem_cgroup *memcg)
+{
+	struct memcg_negative_dentry_limit *limit =
+		READ_ONCE(memcg->negative_dentry.limit);
+
+	if (limit)
+		queue_work(negative_dentry_wq, &limit->reclaim_work);
+}
+
+/* At most this many negative dentries a task reclaims on one return. */
+#define NEGATIVE_DENTRY_TASK_BATCH	1024L
+
+/*
+ * A task scans at most this many dentries for each one it is to reclaim:
+ * its lists may be mostly positive or hot negative dentries, and its
+ * return to user space must stay short. The reclaim work takes what it
+ * leaves.
+ */
+#define NEGATIVE_DENTRY_TASK_SCAN_RATIO	4
+
+/*
+ * On its way back to user space, a task that charged negative dentries
+ * while the reclaim work was behind takes a bounded batch from its own
+ * lists, for each cgroup on its path still over by more than the margin:
+ * the cost then falls on the offender's CPU time and latency (its cpu.max,
+ * say), not on everyone's kworkers, as memory.high makes it pay for
+ * memory. Only what its lists hold above the share the work last found
+ * for them: a task of a cgroup under its share that happens to charge
+ * while a sibling floods keeps its own. Its cost is that of the batch,
+ * whatever the number of cgroups below.
+ */
+static void negative_dentry_task_reclaim(struct callback_head *cb)
+{
+	struct mem_cgroup *memcg, *iter;
+
+	kfree(cb);
+	/*
+	 * A task on its way out, killed by the OOM killer say, runs this
+	 * after exit_mm(): it would only delay the exit that frees memory.
+	 */
+	if ((current->flags & PF_EXITING) || fatal_signal_pending(current) ||
+	    tsk_is_oom_victim(current))
+		return;
+	memcg = get_mem_cgroup_from_current();
+	for (iter = memcg; iter && !mem_cgroup_is_root(iter);
+	     iter = parent_mem_cgroup(iter)) {
+		struct memcg_negative_dentry_limit *limit =
+			READ_ONCE(iter->negative_dentry.limit);
+		long max = READ_ONCE(iter->negative_dentry.counter.max);
+		long usage = negative_dentry_count(iter);
+		struct negative_dentry_reclaim sc = { .memcg = memcg };
+		long own;
+
+		if (!limit || max == (long)PAGE_COUNTER_MAX ||
+		    !negative_dentry_behind(usage, max) ||
+		    !negative_dentry_reclaim_start(limit, max))
+			continue;
+		usage = negative_dentry_usage(iter);
+		rcu_read_lock();
+		own = negative_dentry_own(memcg);
+		rcu_read_unlock();
+		sc.nr_to_reclaim = min3(usage - negative_dentry_target(max),
+					own - READ_ONCE(limit->fair),
+					NEGATIVE_DENTRY_TASK_BATCH);
+		if (sc.nr_to_reclaim <= 0)
+			continue;
+		sc.budget = NEGATIVE_DENTRY_TASK_SCAN_RATIO * sc.nr_to_reclaim;
+		negative_dentry_reclaim_memcg(memcg, &sc);
+		trace_negative_dentry_reclaim_task(cgroup_id(iter->css.cgroup),
+						   usage, sc.scanned,
+						   sc.reclaimed);
+	}
+	mem_cgroup_put(memcg);
+}
+
+/**
+ * negative_dentry_task_reclaim_queue - have the current task reclaim
+ *
+ * Before it returns to user space. Called with d_lock held: nothing here
+ * sleeps. A request already queued is reused, so a task has one at most.
+ */
+void negative_dentry_task_reclaim_queue(void)
+{
+	struct callback_head *cb;
+
+	if (!current->mm || (current->flags & (PF_KTHREAD | PF_EXITING)))
+		return;
+	cb = task_work_cancel_func(current, negative_dentry_task_reclaim);
+	if (!cb)
+		cb = kmalloc(sizeof(*cb), GFP_NOWAIT | __GFP_NOWARN);
+	if (!cb)
+		return;
+	init_task_work(cb, negative_dentry_task_reclaim);
+	if (task_work_add(current, cb, TWA_RESUME | TWAF_NO_ALLOC))
+		kfree(cb);
+}
+
+/* How long a drain that made way for a writer of s_umount waits. */
+#define NEGATIVE_DENTRY_DRAIN_RETRY	(HZ / 10)
+
+/**
+ * negative_dentry_drain_workfn - drain a removed cgroup's negative dentries
+ * @work: the drain_work of the cgroup's memcg_negative_dentry
+ *
+ * The cgroup is offline: its dentries are now at the head of its parent's
+ * LRU lists, on the superblocks its own shrinker maps still name. The
+ * drain takes the negative ones, each list's in one pass, and runs again
+ * a little later if a writer of a superblock's s_umount (umount, remount)
+ * held it or was waiting for it. A frozen superblock it leaves, as
+ * reclaim does.
+ */
+void negative_dentry_drain_workfn(struct work_struct *work)
+{
+	struct memcg_negative_dentry *mnd =
+		container_of(to_delayed_work(work), struct memcg_negative_dentry,
+			     drain_work);
+	struct mem_cgroup *memcg = container_of(mnd, struct mem_cgroup,
+						negative_dentry);
+	struct negative_dentry_reclaim sc = {
+		.memcg = parent_mem_cgroup(memcg) ?: root_mem_cgroup,
+		.drain = true,
+		.nr_to_reclaim = LONG_MAX,
+		/*
+		 * The removed cgroup's run at the head of each list is
+		 * finite and grows no more: a pass takes it whole, never
+		 * stopping in the middle to rotate it behind the parent's.
+		 */
+		.budget = LONG_MAX,
+	};
+
+	/* Uncharged at the parent since: it had none when it went. */
+	if (negative_dentry_count(memcg)) {
+		negative_dentry_reclaim_memcg(memcg, &sc);
+		trace_negative_dentry_reclaim_memcg(cgroup_id(memcg->css.cgroup),
+						    true, negative_dentry_count(memcg),
+						    sc.scanned, sc.reclaimed);
+		if (sc.yielded) {
+			queue_delayed_work(negative_dentry_wq, &mnd->drain_work,
+					   NEGATIVE_DENTRY_DRAIN_RETRY);
+			return;
+		}
+	}
+	atomic_long_dec(&negative_dentry_drains);
+	css_put(&memcg->css);
+}
+
+/**
+ * negative_dentry_drain_queue - drain a removed cgroup's negative dentries
+ * @memcg: the memcg going offline
+ *
+ * The drain holds the css until it is done.
+ */
+void negative_dentry_drain_queue(struct mem_cgroup *memcg)
+{
+	css_get(&memcg->css);
+	atomic_long_inc(&negative_dentry_drains);
+	if (!queue_delayed_work(negative_dentry_wq,
+				&memcg->negative_dentry.drain_work, 0)) {
+		atomic_long_dec(&negative_dentry_drains);
+		css_put(&memcg->css);
+	}
+}
+
+static int negative_dentry_drains_get(void *data, u64 *val)
+{
+	*val = atomic_long_read(&negative_dentry_drains);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(negative_dentry_drains_fops,
+			 negative_dentry_drains_get, NULL, "%llu\n");
+
+static int __init memcg_negative_dentry_reclaim_init(void)
+{
+	if (!mem_cgroup_disabled())
+		debugfs_create_file_unsafe("drains", 0444,
+					   negative_dentry_debugfs_dir(), NULL,
+					   &negative_dentry_drains_fops);
+	return 0;
+}
+subsys_initcall(memcg_negative_dentry_reclaim_init);
+
+#ifdef CONFIG_NEGATIVE_DENTRY_KUNIT_TEST
+#include "tests/memcg_negative_dentry_reclaim_kunit.c"
+#endif
