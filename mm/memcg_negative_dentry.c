@@ -88,9 +88,12 @@ long negative_dentry_usage(struct mem_cgroup *memcg)
 	long usage = page_counter_read(&memcg->negative_dentry.counter);
 	int cpu, i;
 
-	/* A dead cpu's stock is empty: negative_dentry_cpu_dead(). */
+	/*
+	 * A dead cpu's stock is empty (negative_dentry_cpu_dead()); a dying
+	 * one's is not yet.
+	 */
 	rcu_read_lock();
-	for_each_online_cpu(cpu)
+	for_each_cpu_or(cpu, cpu_online_mask, cpu_dying_mask)
 		for (i = 0; i < MEMCG_NEGATIVE_DENTRY_STOCK_SLOTS; i++)
 			usage -= negative_dentry_credit_of(cpu, i, memcg);
 	rcu_read_unlock();
@@ -132,7 +135,13 @@ static void negative_dentry_charge_exact(struct mem_cgroup *memcg,
 	if (page_counter_try_charge(&memcg->negative_dentry.counter, nr, &fail))
 		return;
 	page_counter_charge(&memcg->negative_dentry.counter, nr);
-	negative_dentry_over(mnd_of_counter(fail), behind);
+	/*
+	 * The try stopped at the lowest counter it did not fit under: those
+	 * above it may be past their limits now too.
+	 */
+	for (; fail; fail = fail->parent)
+		if (page_counter_read(fail) > READ_ONCE(fail->max))
+			negative_dentry_over(mnd_of_counter(fail), behind);
 }
 
 /* Give back the credit of @slot and let its memcg go. The caller owns the stock. */
@@ -148,6 +157,15 @@ static void negative_dentry_slot_drain(struct memcg_negative_dentry_slot *slot)
 	if (credit)
 		page_counter_uncharge(&memcg->negative_dentry.counter, credit);
 	css_put(&memcg->css);
+}
+
+/* Give back the credit of every slot of @stock, which the caller owns. */
+static void negative_dentry_stock_drain(struct memcg_negative_dentry_stock *stock)
+{
+	int i;
+
+	for (i = 0; i < MEMCG_NEGATIVE_DENTRY_STOCK_SLOTS; i++)
+		negative_dentry_slot_drain(&stock->slot[i]);
 }
 
 /*
@@ -220,6 +238,9 @@ void __memcg_negative_dentry_charge(struct memcg_negative_dentry_stock *stock,
 
 	if (mem_cgroup_is_root(memcg))
 		return;
+	/* Isolated since it took slots: give their credit back, for good. */
+	if (unlikely(cpu_is_isolated(smp_processor_id())))
+		negative_dentry_stock_drain(stock);
 	slot = negative_dentry_slot_get(stock, memcg);
 	if (!slot) {
 		if (nr > 0)
@@ -256,13 +277,8 @@ out:
 
 static void negative_dentry_stock_drain_workfn(struct work_struct *work)
 {
-	struct memcg_negative_dentry_stock *stock;
-	int i;
-
 	local_lock(&memcg_negative_dentry_stock.lock);
-	stock = this_cpu_ptr(&memcg_negative_dentry_stock);
-	for (i = 0; i < MEMCG_NEGATIVE_DENTRY_STOCK_SLOTS; i++)
-		negative_dentry_slot_drain(&stock->slot[i]);
+	negative_dentry_stock_drain(this_cpu_ptr(&memcg_negative_dentry_stock));
 	local_unlock(&memcg_negative_dentry_stock.lock);
 }
 
@@ -303,20 +319,29 @@ static bool negative_dentry_stock_holds(int cpu, struct mem_cgroup *root,
 void negative_dentry_drain_stocks(struct mem_cgroup *root, bool offline,
 				  bool wait)
 {
+	cpumask_var_t queued;
 	int cpu;
 
+	/* Without memory for the mask, just not waited for. */
+	if (wait && !zalloc_cpumask_var(&queued, GFP_KERNEL))
+		wait = false;
 	for_each_online_cpu(cpu) {
 		if ((offline || !cpu_is_isolated(cpu)) &&
-		    negative_dentry_stock_holds(cpu, root, !offline))
+		    negative_dentry_stock_holds(cpu, root, !offline)) {
 			queue_work_on(cpu, system_wq,
 				      &per_cpu_ptr(&memcg_negative_dentry_stock,
 						   cpu)->drain_work);
+			if (wait)
+				cpumask_set_cpu(cpu, queued);
+		}
 	}
 	if (!wait)
 		return;
-	for_each_online_cpu(cpu)
+	/* Only those queued here, none isolated: nothing else is waited for. */
+	for_each_cpu(cpu, queued)
 		flush_work(&per_cpu_ptr(&memcg_negative_dentry_stock,
 					cpu)->drain_work);
+	free_cpumask_var(queued);
 }
 
 /*
@@ -552,11 +577,10 @@ static ssize_t negative_dentry_max_write(struct kernfs_open_file *of,
 		err = negative_dentry_set_max(memcg, max);
 	if (err)
 		return err;
+	negative_dentry_reclaim_rearm(memcg);
 	/* Queued only if due: a user may write the limit in a loop. */
 	if (page_counter_read(&memcg->negative_dentry.counter) > max)
 		negative_dentry_reclaim_queue(memcg);
-	else
-		negative_dentry_reclaim_done(memcg);
 	return nbytes;
 }
 

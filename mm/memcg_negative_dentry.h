@@ -17,8 +17,10 @@ struct mem_cgroup;
  * struct memcg_negative_dentry_limit - the reclaim of a cgroup's limit
  * @memcg: the cgroup
  * @reclaim_work: brings the count down to the target once it passed the limit
- * @reclaiming: the count passed the limit, which was counted, and has not
- *	been found back under it since
+ * @reclaiming: the count passed the limit, which was counted, and the
+ *	work has not ended since
+ * @quiet_until: a cycle that freed nothing ended then, plus a second:
+ *	passes before that are not counted
  * @aging: the round of the work's cycle its next run is in: sparing hot
  *	negative dentries, or aging them
  * @freed: the cycle so far has freed negative dentries
@@ -34,6 +36,7 @@ struct memcg_negative_dentry_limit {
 	struct mem_cgroup *memcg;
 	struct work_struct reclaim_work;
 	bool reclaiming;
+	unsigned long quiet_until;
 	bool aging;
 	bool freed;
 	long fair;
@@ -61,7 +64,7 @@ struct memcg_negative_dentry_limit *
 negative_dentry_limit_get(struct mem_cgroup *memcg);
 void negative_dentry_limit_free(struct mem_cgroup *memcg);
 void negative_dentry_reclaim_queue(struct mem_cgroup *memcg);
-void negative_dentry_reclaim_done(struct mem_cgroup *memcg);
+void negative_dentry_reclaim_rearm(struct mem_cgroup *memcg);
 void negative_dentry_task_reclaim_queue(void);
 void negative_dentry_drain_queue(struct mem_cgroup *memcg);
 void negative_dentry_drain_workfn(struct work_struct *work);

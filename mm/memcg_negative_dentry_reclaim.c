@@ -223,7 +223,9 @@ static bool negative_dentry_reclaim_cycle(struct memcg_negative_dentry_limit *li
  * without what credit is left is still over, this is a pass. It is counted
  * once, by the reclaim work or the task that gets here first, before
  * either reclaims: a task that brings the count back under before the
- * work runs does not hide it, and credit alone is never counted. Might
+ * work runs does not hide it, and credit alone is never counted. Within a
+ * second of a cycle that freed nothing (a frozen filesystem, dentries in
+ * use), the limit is passed again at each charge: not counted. Might
  * sleep.
  */
 static bool negative_dentry_reclaim_start(struct memcg_negative_dentry_limit *limit,
@@ -238,7 +240,8 @@ static bool negative_dentry_reclaim_start(struct memcg_negative_dentry_limit *li
 	negative_dentry_drain_stocks(memcg, false, true);
 	if (negative_dentry_usage(memcg) <= max)
 		return false;
-	if (!xchg(&limit->reclaiming, true))
+	if (!xchg(&limit->reclaiming, true) &&
+	    time_after_eq(jiffies, READ_ONCE(limit->quiet_until)))
 		negative_dentry_max_passed(memcg);
 	return true;
 }
@@ -261,10 +264,8 @@ static void negative_dentry_reclaim_workfn(struct work_struct *work)
 	if (!negative_dentry_reclaim_start(limit, max))
 		goto out;
 	usage = negative_dentry_usage(memcg);
-	if (usage <= max) {
-		WRITE_ONCE(limit->reclaiming, false);
-		goto out;
-	}
+	if (usage <= max)
+		goto done;
 	sc.nr_to_reclaim = usage - negative_dentry_target(max);
 	more = negative_dentry_reclaim_cycle(limit, &sc,
 					     negative_dentry_target(max));
@@ -276,14 +277,16 @@ static void negative_dentry_reclaim_workfn(struct work_struct *work)
 	 * spent its budget walking over positive dentries got that much
 	 * further, and the cgroup may never charge again to queue another.
 	 * A cycle that freed nothing ends it, until a charge over the limit
-	 * queues the work again; the pass stays counted while the count is
-	 * over, so that a limit reclaim cannot bring back (a frozen
-	 * filesystem, dentries in use) is not counted again at each charge.
+	 * queues the work again, and passes are not counted for a second.
 	 */
-	if (more && sc.budget <= 0 && sc.reclaimed < sc.nr_to_reclaim)
+	if (more && sc.budget <= 0 && sc.reclaimed < sc.nr_to_reclaim) {
 		queue_work(negative_dentry_wq, work);
-	else if (negative_dentry_usage(memcg) <= max)
-		WRITE_ONCE(limit->reclaiming, false);
+		goto out;
+	}
+	if (!more)
+		WRITE_ONCE(limit->quiet_until, jiffies + HZ);
+done:
+	WRITE_ONCE(limit->reclaiming, false);
 out:
 	css_put(&memcg->css);
 }
@@ -309,6 +312,7 @@ negative_dentry_limit_get(struct mem_cgroup *memcg)
 	if (!limit)
 		return NULL;
 	limit->memcg = memcg;
+	limit->quiet_until = jiffies;
 	INIT_WORK(&limit->reclaim_work, negative_dentry_reclaim_workfn);
 	/* Two writers of the first limit at once: one state stays. */
 	old = cmpxchg(&memcg->negative_dentry.limit, NULL, limit);
@@ -334,18 +338,21 @@ void negative_dentry_limit_free(struct mem_cgroup *memcg)
 }
 
 /**
- * negative_dentry_reclaim_done - a cgroup's count is at most its limit
- * @memcg: the cgroup, whose limit was just written
+ * negative_dentry_reclaim_rearm - count the next pass of a limit just written
+ * @memcg: the cgroup
  *
- * A pass still counted as being reclaimed is over: the next is counted.
+ * A pass counted under the old limit, or a quiet second after a cycle
+ * that freed nothing, does not hide one of the new limit.
  */
-void negative_dentry_reclaim_done(struct mem_cgroup *memcg)
+void negative_dentry_reclaim_rearm(struct mem_cgroup *memcg)
 {
 	struct memcg_negative_dentry_limit *limit =
 		READ_ONCE(memcg->negative_dentry.limit);
 
-	if (limit)
+	if (limit) {
+		WRITE_ONCE(limit->quiet_until, jiffies);
 		WRITE_ONCE(limit->reclaiming, false);
+	}
 }
 
 /**
