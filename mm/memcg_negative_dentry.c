@@ -219,11 +219,11 @@ negative_dentry_slot_get(struct memcg_negative_dentry_stock *stock,
  * __memcg_negative_dentry_charge - the slow path of a charge or uncharge
  * @stock: this cpu's stock, locked
  * @memcg: the memcg of the dentry; the caller holds rcu_read_lock()
- * @nr: 1 or -1; the slot the last charge used holds another memcg, or
- *	has no credit left to charge from, or no room left to uncharge to
+ * @nr: 1, and the slot the last charge used holds another memcg or has no
+ *	credit left; or -1
  *
  * A charge takes a batch ahead if it fits under the limits, else just the
- * one; an uncharge full of credit gives half of it back. The root cgroup,
+ * one; an uncharge goes to the counters. The root cgroup,
  * whose dentries come from removed cgroups reparented to it, counts
  * nothing. Called from memcg_negative_dentry_charge(), under a dentry's
  * d_lock.
@@ -238,28 +238,19 @@ void __memcg_negative_dentry_charge(struct memcg_negative_dentry_stock *stock,
 
 	if (mem_cgroup_is_root(memcg))
 		return;
+	if (nr < 0) {
+		page_counter_uncharge(counter, 1);
+		return;
+	}
 	/* Isolated since it took slots: give their credit back, for good. */
 	if (unlikely(cpu_is_isolated(smp_processor_id())))
 		negative_dentry_stock_drain(stock);
 	slot = negative_dentry_slot_get(stock, memcg);
 	if (!slot) {
-		if (nr > 0)
-			negative_dentry_charge_exact(memcg, 1, &behind);
-		else
-			page_counter_uncharge(counter, 1);
+		negative_dentry_charge_exact(memcg, 1, &behind);
 		goto out;
 	}
 	stock->last = slot;
-	if (nr < 0) {
-		if (slot->credit < MEMCG_NEGATIVE_DENTRY_CHARGE_BATCH) {
-			WRITE_ONCE(slot->credit, slot->credit + 1);
-			return;
-		}
-		WRITE_ONCE(slot->credit, MEMCG_NEGATIVE_DENTRY_CHARGE_BATCH / 2);
-		page_counter_uncharge(counter,
-				      MEMCG_NEGATIVE_DENTRY_CHARGE_BATCH / 2 + 1);
-		return;
-	}
 	if (slot->credit) {
 		WRITE_ONCE(slot->credit, slot->credit - 1);
 		return;

@@ -286,7 +286,13 @@ static void negative_dentry_reclaim_workfn(struct work_struct *work)
 	if (!more)
 		WRITE_ONCE(limit->quiet_until, jiffies + HZ);
 done:
-	WRITE_ONCE(limit->reclaiming, false);
+	/*
+	 * Queued again meanwhile, by the charges of what this run freed
+	 * (an overlayfs dentry lets go of its layers' negative ones): the
+	 * same pass goes on.
+	 */
+	if (!work_pending(work))
+		WRITE_ONCE(limit->reclaiming, false);
 out:
 	css_put(&memcg->css);
 }

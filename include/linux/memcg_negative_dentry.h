@@ -14,10 +14,7 @@
 struct mem_cgroup;
 
 #ifdef CONFIG_MEMCG_NEGATIVE_DENTRY
-/*
- * A stock charges this many negative dentries ahead, and keeps at most
- * this many uncharged ones as credit, for each memcg it holds.
- */
+/* A stock charges this many negative dentries ahead for each memcg it holds. */
 #define MEMCG_NEGATIVE_DENTRY_CHARGE_BATCH	32
 
 /* The memcgs a cpu's stock holds credit for at once. */
@@ -26,8 +23,8 @@ struct mem_cgroup;
 /**
  * struct memcg_negative_dentry_slot - a stock's credit for one memcg
  * @memcg: the memcg, with a css reference, or NULL
- * @credit: negative dentries charged to @memcg and its ancestors that no
- *	dentry uses yet, up to MEMCG_NEGATIVE_DENTRY_CHARGE_BATCH
+ * @credit: negative dentries charged to @memcg and its ancestors, under
+ *	their limits, that no dentry uses yet
  */
 struct memcg_negative_dentry_slot {
 	struct mem_cgroup *memcg;
@@ -67,10 +64,12 @@ void __memcg_negative_dentry_charge(struct memcg_negative_dentry_stock *stock,
  *	rcu_read_lock() and the dentry's d_lock
  * @nr: 1 when it became a negative dentry on the LRU, -1 when it stopped
  *
- * Inline, as every negative dentry created or freed comes here: the
- * charge takes from, and the uncharge adds to, the credit of the slot the
- * last one used; only a slot out of credit, or full of it, or of another
- * memcg, makes a call.
+ * Inline, as every negative dentry created comes here: the charge takes
+ * from the credit of the slot the last one used; only a slot out of
+ * credit, or of another memcg, and an uncharge, make a call. An uncharge
+ * goes to the counters, as memcg's page uncharges do: credit is only
+ * what a charge under the limits took ahead, so that using it can never
+ * take a count past a limit unseen.
  */
 static inline void memcg_negative_dentry_charge(struct mem_cgroup *memcg,
 						int nr)
@@ -84,10 +83,8 @@ static inline void memcg_negative_dentry_charge(struct mem_cgroup *memcg,
 	stock = this_cpu_ptr(&memcg_negative_dentry_stock);
 	slot = stock->last;
 	/* @nr is a constant where this is inlined. */
-	if (slot->memcg == memcg &&
-	    (nr > 0 ? slot->credit > 0 :
-		      slot->credit < MEMCG_NEGATIVE_DENTRY_CHARGE_BATCH))
-		WRITE_ONCE(slot->credit, slot->credit - nr);
+	if (nr > 0 && slot->memcg == memcg && slot->credit > 0)
+		WRITE_ONCE(slot->credit, slot->credit - 1);
 	else
 		__memcg_negative_dentry_charge(stock, memcg, nr);
 	local_unlock(&memcg_negative_dentry_stock.lock);

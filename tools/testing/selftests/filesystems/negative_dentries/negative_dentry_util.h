@@ -58,6 +58,9 @@ static inline long nd_settled_bound(long limit)
  */
 #define ND_CHARGE_BATCH		32
 
+/* The dentries reclaim looks at under one lock (NEGATIVE_DENTRY_BATCH) */
+#define ND_RECLAIM_BATCH	128
+
 /* The cgroups a cpu's stock holds at once (MEMCG_NEGATIVE_DENTRY_STOCK_SLOTS) */
 #define ND_STOCK_SLOTS		4
 
