@@ -350,9 +350,10 @@ def w1_warnings(kernel, objects):
                 os.path.join(obj, ".config"))
     make = ["make", "-s", "-C", layout.src(kernel),
             f"O={obj}", "CC=ccache gcc", f"-j{os.cpu_count()}"]
-    subprocess.run(make + ["olddefconfig"], check=True)
+    env = dict(os.environ, **layout.ccache_env())
+    subprocess.run(make + ["olddefconfig"], check=True, env=env)
     res = subprocess.run(make + ["W=1"] + objects, capture_output=True,
-                         text=True)
+                         text=True, env=env)
     counts = {}
     for line in res.stderr.splitlines():
         m = re.match(r".*?/src/\w+/(\S+?):\d+:\d+: warning:", line)

@@ -17,8 +17,7 @@ kernel=${1:-} config=${2:-}
 usage() { sed -n '2,13s/^# \{0,1\}//p' "$0"; exit 2; }
 case $kernel in patched | base) ;; *) usage ;; esac
 src=$("$root/harness/layout.py" src "$kernel")
-export CCACHE_DIR="${CCACHE_DIR:-/var/cache/negdentry-ccache}"
-export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-20G}"
+eval "$("$root/harness/layout.py" ccache-env)"
 export KBUILD_BUILD_TIMESTAMP="2024-01-01" KBUILD_BUILD_USER=negdentry KBUILD_BUILD_HOST=qemu
 kmake() { make -s -C "$src" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" -j"$(nproc)" "$@"; }
 

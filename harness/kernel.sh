@@ -25,10 +25,11 @@ fast) fragments="guest filesystems test fast" ;;
 *) echo "kernel.sh: flavour must be debug or fast, not '$flavour'" >&2; exit 2 ;;
 esac
 
-export CCACHE_DIR="${CCACHE_DIR:-/var/cache/negdentry-ccache}"
-export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-20G}"
+eval "$("$root/harness/layout.py" ccache-env)"
 export KBUILD_BUILD_TIMESTAMP="2024-01-01" KBUILD_BUILD_USER=negdentry KBUILD_BUILD_HOST=qemu
 kmake() { make -s -C "$src" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" -j"$(nproc)" "$@"; }
+
+started=$(date +%s)
 
 # Regenerate the configuration only when a fragment or the base changed;
 # kbuild then rebuilds just what the changed options touch.
@@ -58,4 +59,6 @@ if [ "$(cat "$obj/.negdentry-config" 2>/dev/null)" != "$sum" ]; then
 fi
 
 kmake bzImage
-echo "kernel.sh: $("$root/harness/layout.py" image "$kernel" "$flavour")"
+# The time it took, as each of make check's suites shows its own.
+echo "kernel.sh: $("$root/harness/layout.py" image "$kernel" "$flavour")" \
+	"($(($(date +%s) - started)) s${CHECK_STARTED:+; $((($(date +%s) - CHECK_STARTED) / 60)) min since make check began})"

@@ -4,6 +4,7 @@
   layout.py src KERNEL            build/src/KERNEL: base, patched, series
   layout.py obj KERNEL FLAVOUR    build/obj/KERNEL-FLAVOUR
   layout.py image KERNEL FLAVOUR  the bzImage in it
+  layout.py ccache-env            the compiler cache's settings, as exports
 
 The Python scripts import it; the Makefile and the shell scripts ask it.
 Everything under build/ is generated and may be removed (make clean).
@@ -20,6 +21,16 @@ COMBINED_PATCH = os.path.join(BUILD, "negative-dentry.patch")
 SERIES_OUT = os.path.join(BUILD, "series")
 # make series-check's logs, one per patch.
 SERIES_CHECK_LOGS = os.path.join(BUILD, "series-check")
+
+
+def ccache_env():
+    """ccache's settings for every build of the harness. The base folder
+    makes the paths it hashes relative to the clone, so a clone in another
+    folder (CI's) finds what this one compiled."""
+    return {"CCACHE_DIR": os.environ.get("CCACHE_DIR",
+                                         "/var/cache/negdentry-ccache"),
+            "CCACHE_MAXSIZE": os.environ.get("CCACHE_MAXSIZE", "20G"),
+            "CCACHE_BASEDIR": ROOT, "CCACHE_NOHASHDIR": "true"}
 
 
 def src(kernel):
@@ -44,5 +55,8 @@ if __name__ == "__main__":
         print(src(*args))
     elif what in (["obj"], ["image"]) and len(args) == 2:
         print({"obj": obj, "image": image}[what[0]](*args))
+    elif what == ["ccache-env"] and not args:
+        for name, value in ccache_env().items():
+            print(f"export {name}='{value}'")
     else:
         sys.exit(__doc__)

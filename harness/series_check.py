@@ -60,8 +60,7 @@ def checkpatch(patch, *flags):
 def kmake(obj, *targets, log=None):
     cmd = ["make", "-s", "-C", TREE, f"O={obj}", "CC=ccache gcc",
            "HOSTCC=ccache gcc", f"-j{os.cpu_count()}", *targets]
-    env = dict(os.environ, CCACHE_DIR=os.environ.get(
-        "CCACHE_DIR", "/var/cache/negdentry-ccache"))
+    env = dict(os.environ, **layout.ccache_env())
     with open(log or os.devnull, "a") as out:
         return subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT,
                               env=env).returncode

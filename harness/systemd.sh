@@ -24,6 +24,7 @@
 # programs link against.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
+eval "$("$root/harness/layout.py" ccache-env)"
 patches=$root/userspace/systemd
 version=$(cat "$patches/version")
 work=$root/build/systemd
