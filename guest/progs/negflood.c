@@ -10,6 +10,7 @@
  * The flood is the selftests' nd_flood(), so that the shell tests and the
  * selftests make negative dentries the same way.
  */
+#define _GNU_SOURCE
 #include "../../kselftest.h"
 #include "negative_dentry_util.h"
 

@@ -11,7 +11,6 @@
 
 #include <linux/fs.h>
 #include <linux/limits.h>
-#include <linux/openat2.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -323,9 +322,8 @@ static int test_negdentry_limit_seen_from_every_cpu(const char *root)
 	left = settled_current(cg, nd_target(SPLIT_MAX));
 	ksft_print_msg("500 + 495 + 10 from two cpus: .current %ld, events %ld\n",
 		       left, max_events(cg));
-	/* A pass may take up to a batch past its target on a list. */
 	if (max_events(cg) < 1 || left > nd_settled_bound(SPLIT_MAX) ||
-	    left < nd_target(SPLIT_MAX) - ND_RECLAIM_BATCH - nd_count_slack())
+	    left < nd_settled_floor(SPLIT_MAX))
 		goto out;
 	ret = KSFT_PASS;
 out:
@@ -592,8 +590,9 @@ out:
 
 /*
  * A cgroup limited to 5000 floods 100000 missing names: reclaim brings it
- * back within its limit, and every negative dentry that went is counted as
- * reclaimed or killed. Its unlimited sibling keeps all of its own.
+ * back within its limit, and no further than seven eighths of it, and every
+ * negative dentry that went is counted as reclaimed or killed. Its
+ * unlimited sibling keeps all of its own.
  */
 static int test_negdentry_limit(const char *root)
 {
@@ -618,7 +617,8 @@ static int test_negdentry_limit(const char *root)
 		  stat_of(limited, "negative_dentry_killed ");
 	ksft_print_msg("limited: %ld left, %ld reclaimed or killed, %ld events; unlimited: %ld\n",
 		       left, counted, max_events(limited), kept);
-	if (left > nd_settled_bound(5000) || kept < FLOOD - FLOOD / 100 ||
+	if (left > nd_settled_bound(5000) || left < nd_settled_floor(5000) ||
+	    kept < FLOOD - FLOOD / 100 ||
 	    labs(gone - counted) > nd_count_slack() ||
 	    max_events(limited) < 1 ||
 	    max_events(unlimited) != 0 ||
@@ -759,6 +759,54 @@ out:
 	cg_destroy(cg);
 	remove_dirs(dirs);
 	free(cg);
+	return ret;
+}
+
+#define ISOLATED_NAMES	100
+
+/*
+ * An isolated cpu holds no credit for anyone, so that no limit written
+ * later has anything to take back from it: 100 missing names looked up on
+ * cpu 1, isolated by a cpuset partition, take .peak to exactly 100, where
+ * the same names on cpu 0 take it a charge ahead of 100.
+ */
+static int test_negdentry_isolated_cpu_holds_nothing(const char *root)
+{
+	static const char * const dirs[] = { "nd_isolated", "nd_housekeeping",
+					      NULL };
+	struct pinned_stats isolated = { dirs[0], 0, ISOLATED_NAMES, 1 };
+	struct pinned_stats housekeeping = { dirs[1], 0, ISOLATED_NAMES, 0 };
+	char *iso = cg_name(root, "nd_isolated");
+	char *hk = cg_name(root, "nd_housekeeping");
+	long iso_peak = -1, hk_peak = -1;
+	int ret = KSFT_FAIL;
+
+	if (!have_cpus_0_and_1() || !iso || !hk ||
+	    cg_write(root, "cgroup.subtree_control", "+cpuset") ||
+	    cg_create(iso) || cg_create(hk) ||
+	    cg_write(iso, "cpuset.cpus", "1") ||
+	    cg_write(iso, "cpuset.cpus.partition", "isolated") ||
+	    cg_read_strcmp(iso, "cpuset.cpus.partition", "isolated\n")) {
+		ksft_print_msg("no isolated partition of cpu 1\n");
+		goto out;
+	}
+	if (cg_run(iso, pinned_stats_fn, &isolated) ||
+	    cg_run(hk, pinned_stats_fn, &housekeeping))
+		goto out;
+	iso_peak = cg_read_long(iso, "memory.negative_dentry.peak");
+	hk_peak = cg_read_long(hk, "memory.negative_dentry.peak");
+	ksft_print_msg("%d names: .peak %ld on the isolated cpu, %ld on cpu 0\n",
+		       ISOLATED_NAMES, iso_peak, hk_peak);
+	if (iso_peak == ISOLATED_NAMES && current_is(iso, ISOLATED_NAMES) &&
+	    hk_peak > ISOLATED_NAMES)
+		ret = KSFT_PASS;
+out:
+	cg_destroy(iso);
+	cg_destroy(hk);
+	cg_write(root, "cgroup.subtree_control", "-cpuset");
+	remove_dirs(dirs);
+	free(iso);
+	free(hk);
 	return ret;
 }
 
@@ -912,34 +960,13 @@ static int named_files_fn(const char *cgroup, void *arg)
 	return EXIT_SUCCESS;
 }
 
-/*
- * Whether reclaim left file @i of @f in the dentry cache: an open that may
- * use the cache only fails with EAGAIN where a lookup would have had to
- * make a dentry, and makes none. An RCU walk that had to retry (a mount
- * elsewhere, say) fails with EAGAIN too, so a cached file could read as
- * evicted, never the other way: a second try settles it. The open marks
- * the dentry referenced, which moves it to the tail of its list at the
- * next reclaim.
- *
- * Return: 1 if the dentry is cached, 0 if it was evicted, -1 on error.
- */
+/* Whether reclaim left file @i of @f in the dentry cache (nd_cached()). */
 static int file_cached(const struct named_files *f, long i)
 {
-	struct open_how how = { .flags = O_PATH, .resolve = RESOLVE_CACHED };
 	char path[PATH_MAX];
-	int fd, try;
 
 	snprintf(path, sizeof(path), "%s/%s%ld", f->dir, f->prefix, i);
-	for (try = 0; try < 2; try++) {
-		fd = syscall(__NR_openat2, AT_FDCWD, path, &how, sizeof(how));
-		if (fd >= 0) {
-			close(fd);
-			return 1;
-		}
-		if (errno != EAGAIN)
-			return -1;
-	}
-	return 0;
+	return nd_cached(path);
 }
 
 /* How many of the files @from to @to - 1 of @f reclaim evicted, or -1. */
@@ -1449,14 +1476,17 @@ static int files_fn(const char *cgroup, void *arg)
 							 EXIT_SUCCESS;
 }
 
-/* Reclaim takes negative dentries only: the cgroup's files stay cached. */
+/*
+ * Reclaim takes negative dentries only: the cgroup's files stay cached.
+ * Each is probed with an open that may only use the cache, before
+ * anything looks it up again (a stat() would bring an evicted one back).
+ */
 static int test_negdentry_positives_survive(const char *root)
 {
 	static const char * const dirs[] = { "nd_pos", NULL };
+	const struct named_files files = { dirs[0], "file", 3000 };
 	char *cg = cg_name(root, "nd_pos");
-	char path[PATH_MAX];
-	long positives, left, i;
-	struct stat st;
+	long positives, after, left, gone;
 	int ret = KSFT_FAIL;
 
 	if (!cg || cg_create(cg) ||
@@ -1467,16 +1497,12 @@ static int test_negdentry_positives_survive(const char *root)
 	if (flood_in(cg, dirs[0], 20000, 1))
 		goto out;
 	left = settled_current(cg, 1000);
-	for (i = 0; i < 3000; i++) {
-		snprintf(path, sizeof(path), "%s/file%ld", dirs[0], i);
-		if (stat(path, &st)) {
-			ksft_print_msg("%s is gone\n", path);
-			goto out;
-		}
-	}
-	ksft_print_msg("%ld negative left; positive dentries %ld before, %ld after\n",
-		       left, positives, nd_nr_positive());
-	if (left > nd_settled_bound(1000) || nd_nr_positive() < positives - 16)
+	after = nd_nr_positive();
+	gone = evicted_files(&files, 0, 3000);
+	ksft_print_msg("%ld negative left; %ld of 3000 files evicted; positive dentries %ld before, %ld after\n",
+		       left, gone, positives, after);
+	if (left > nd_settled_bound(1000) || gone != 0 ||
+	    after < positives - 16)
 		goto out;
 	ret = KSFT_PASS;
 out:
@@ -1490,76 +1516,92 @@ out:
 struct hot {
 	const char *dir;
 	long count;
+	long flood;
+	atomic_bool stop;
+	long lost;
 };
 
-/* Look up the same missing names three times: they are hot. */
-static int hot_fn(const char *cgroup, void *arg)
+/*
+ * Look up the hot names again and again, each from the cache alone: one
+ * that reclaim took is counted lost, not made again.
+ */
+static void *relook_hot(void *arg)
 {
 	struct hot *hot = arg;
-	int i;
+	long cached;
 
-	if (mkdir(hot->dir, 0755) && errno != EEXIST)
-		return EXIT_FAILURE;
-	for (i = 0; i < 3; i++)
-		if (nd_stat_missing(hot->dir, "hot-", 0, hot->count))
-			return EXIT_FAILURE;
-	return EXIT_SUCCESS;
-}
-
-static long evicted(const char *cgroup)
-{
-	return stat_of(cgroup, "negative_dentry_reclaimed ") +
-	       stat_of(cgroup, "negative_dentry_killed ");
+	while (!atomic_load(&hot->stop)) {
+		cached = nd_cached_names(hot->dir, "hot-", hot->count);
+		if (cached < 0)
+			cached = 0;
+		hot->lost += hot->count - cached;
+	}
+	return NULL;
 }
 
 /*
- * Reclaim takes cold negative dentries before hot ones: under a limit of
- * 5000 shared with a flooding sibling, 2000 names looked up again and again
- * all stay cached; so do 500 in a directory limited to 1000 that a flood
- * shares.
+ * In one directory, under one limit: names looked up twice (hot, and
+ * looked up again all along), names looked up once, then a flood of cold
+ * ones.
+ */
+static int hot_fn(const char *cgroup, void *arg)
+{
+	struct hot *hot = arg;
+	pthread_t relook;
+
+	if ((mkdir(hot->dir, 0755) && errno != EEXIST) ||
+	    nd_stat_missing(hot->dir, "hot-", 0, hot->count) ||
+	    nd_stat_missing(hot->dir, "hot-", 0, hot->count) ||
+	    nd_stat_missing(hot->dir, "once-", 0, hot->count) ||
+	    pthread_create(&relook, NULL, relook_hot, hot))
+		return EXIT_FAILURE;
+	if (nd_stat_missing(hot->dir, "cold-", 0, hot->flood))
+		hot->lost = -1;
+	atomic_store(&hot->stop, true);
+	pthread_join(relook, NULL);
+	if (hot->lost)
+		ksft_print_msg("%ld lookups of hot names found them evicted\n",
+			       hot->lost);
+	return hot->lost ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/*
+ * Reclaim takes cold negative dentries before hot ones: names looked up
+ * again and again all stay cached while a flood goes on beside them in
+ * the same directory, under a cgroup limit of 5000 or a directory limit
+ * of 1000, and as many names looked up only once as there are hot ones
+ * lose some.
  */
 static int hot_survive(const char *root, const char *name, bool dir_limit)
 {
-	char *parent = cg_name(root, name);
-	char *hot = cg_name_indexed(parent, "hot", 0);
-	char *cold = cg_name_indexed(parent, "cold", 0);
-	struct hot want = { dir_limit ? "nd_hot_dir" : "nd_hot",
-			    dir_limit ? 500 : 2000 };
-	const char *dir = want.dir;
-	long left;
+	char *cg = cg_name(root, name);
+	struct hot want = { .dir = name, .count = dir_limit ? 300 : 2000,
+			    .flood = FLOOD / 4 };
+	long left, hot = -1, once = -1;
 	int ret = KSFT_FAIL;
 
-	if (!parent || !hot || !cold || cg_create(parent) ||
-	    cg_write(parent, "cgroup.subtree_control", "+memory") ||
-	    cg_create(hot) || cg_create(cold))
+	if (!cg || cg_create(cg))
 		goto out;
 	if (dir_limit ? write_text(DENTRY_DIR_MAX, "1000", 4) < 0 :
-	    cg_write_numeric(parent, "memory.negative_dentry.max", 5000))
+	    cg_write_numeric(cg, "memory.negative_dentry.max", 5000))
 		goto out;
-	if (cg_run(hot, hot_fn, &want) ||
-	    flood_in(cold, dir_limit ? dir : "nd_cold", FLOOD / 2, 1))
+	if (cg_run(cg, hot_fn, &want))
 		goto out;
 	left = dir_limit ? nd_settle(nd_read_nr_negative, NULL, 0, 5000) :
-			   settled_current(parent, 5000);
-	nd_quiesce(cgroup_activity, hot, SETTLE_MS);
-	ksft_print_msg("hot: %ld of %ld cached, %ld evicted; cold: %ld evicted; %ld left\n",
-		       read_current(hot), want.count, evicted(hot), evicted(cold),
-		       left);
-	if (evicted(hot) == 0 && read_current(hot) == want.count &&
-	    evicted(cold) > 0)
+			   settled_current(cg, 5000);
+	hot = nd_cached_names(want.dir, "hot-", want.count);
+	once = nd_cached_names(want.dir, "once-", want.count);
+	ksft_print_msg("hot: %ld of %ld cached; once: %ld of %ld; %ld left\n",
+		       hot, want.count, once, want.count, left);
+	if (hot == want.count && once >= 0 && once < want.count &&
+	    (dir_limit || left <= nd_settled_bound(5000)))
 		ret = KSFT_PASS;
 out:
 	if (dir_limit)
 		write_text(DENTRY_DIR_MAX, "0", 1);
-	cg_destroy(hot);
-	cg_destroy(cold);
-	cg_destroy(parent);
-	rmdir("nd_hot");
-	rmdir("nd_hot_dir");
-	rmdir("nd_cold");
-	free(hot);
-	free(cold);
-	free(parent);
+	cg_destroy(cg);
+	rmdir(name);
+	free(cg);
 	return ret;
 }
 
@@ -1600,8 +1642,10 @@ static void *watch_peak(void *arg)
  * one that finds the cgroup over by more than the margin reclaims before
  * it returns to user space, so the count never passes the limit by more
  * than a quarter (the margin is an eighth), the counts' lag and one
- * dentry a thread. Before, the work alone fell behind by half the limit,
- * and only the kill threshold, four times the limit, bound the flood.
+ * dentry a thread; and the work and the threads, reclaiming at once, do
+ * not take it below seven eighths between them. Before, the work alone
+ * fell behind by half the limit, and only the kill threshold, four times
+ * the limit, bound the flood.
  */
 static int test_negdentry_flood_threads(const char *root)
 {
@@ -1633,7 +1677,8 @@ static int test_negdentry_flood_threads(const char *root)
 	ksft_print_msg("peak %ld, bound %ld; %ld left; %ld killed; %ld reclaims by the flooders\n",
 		       peak.max, bound, left,
 		       stat_of(cg, "negative_dentry_killed "), by_tasks);
-	if (peak.max > bound || left > nd_settled_bound(5000))
+	if (peak.max > bound || left > nd_settled_bound(5000) ||
+	    left < nd_settled_floor(5000))
 		goto out;
 	ret = KSFT_PASS;
 out:
@@ -1766,21 +1811,35 @@ static long reclaim_runs(void)
 	return runs;
 }
 
+#define FROZEN_MAX	1000
+
+/* Missing names on a frozen filesystem: a lookup needs no write access. */
+static int frozen_names_fn(const char *cgroup, void *arg)
+{
+	return nd_stat_missing(arg, "kill-", 0,
+			       nd_kill_threshold(FROZEN_MAX)) ?
+	       EXIT_FAILURE : EXIT_SUCCESS;
+}
+
 /*
- * Reclaim that can free nothing stops: a cgroup's negative dentries are
- * on a frozen filesystem, behind 70,000 files on another, when a limit of
- * 1000 is set. The work goes on from run to run while it has lists to get
- * through, but once a whole cycle over them, sparing hot negatives and
- * then aging them, freed nothing, it runs no more until a charge over the
- * limit queues it. Once the filesystem is thawed, setting the limit again
- * reclaims.
+ * Reclaim that can free nothing stops: a cgroup's 5000 negative dentries
+ * are on a frozen filesystem, behind 70,000 files on another, when a
+ * limit of 1000 is set. The work goes on from run to run while it has
+ * lists to get through, but once a whole cycle over them, sparing hot
+ * negatives and then aging them, freed nothing, it runs no more until a
+ * charge over the limit queues it; and it took none. More missing names
+ * looked up there then meet the last resort: past the kill threshold
+ * (10000), a new negative dentry is freed on its final dput(), and the
+ * count stays at the threshold. Once the filesystem is thawed, setting
+ * the limit again reclaims.
  */
 static int test_negdentry_reclaim_stops_when_frozen(const char *root)
 {
 	static const char * const dirs[] = { "nd_frozen_files", NULL };
 	const char *dev = getenv("NEGATIVE_DENTRY_SCRATCH");
 	char *cg = cg_name(root, "nd_frozen");
-	long runs = -1, later = -1, left = -1;
+	long runs = -1, later = -1, kept = -1, killed = -1, held = -1;
+	long left = -1;
 	int fd = -1, ret = KSFT_FAIL;
 
 	if (!dev)
@@ -1793,22 +1852,30 @@ static int test_negdentry_reclaim_stops_when_frozen(const char *root)
 	fd = open("nd_scratch", O_RDONLY);
 	if (fd < 0 || ioctl(fd, FIFREEZE, 0) ||
 	    nd_trace_event("negative_dentry_reclaim_memcg", 1) ||
-	    cg_write_numeric(cg, "memory.negative_dentry.max", 1000))
+	    cg_write_numeric(cg, "memory.negative_dentry.max", FROZEN_MAX))
 		goto thaw;
 	sleep(5);
 	runs = reclaim_runs();
 	sleep(3);
 	later = reclaim_runs();
+	kept = read_current(cg);
+	if (cg_run(cg, frozen_names_fn, "nd_scratch/d"))
+		goto thaw;
+	killed = stat_of(cg, "negative_dentry_killed ");
+	held = read_current(cg);
 thaw:
 	if (fd >= 0)
 		ioctl(fd, FITHAW, 0);
-	if (later >= 0 && !cg_write_numeric(cg, "memory.negative_dentry.max",
-					    1000))
-		left = settled_current(cg, 1000);
-	ksft_print_msg("frozen: %ld runs, %ld after 3 s more; thawed: %ld left\n",
-		       runs, later, left);
-	if (runs > 0 && later == runs && left >= 0 &&
-	    left <= nd_settled_bound(1000))
+	if (held >= 0 && !cg_write_numeric(cg, "memory.negative_dentry.max",
+					   FROZEN_MAX))
+		left = settled_current(cg, FROZEN_MAX);
+	ksft_print_msg("frozen: %ld runs, %ld after 3 s more, %ld kept; %ld more names: %ld killed, %ld held; thawed: %ld left\n",
+		       runs, later, kept, nd_kill_threshold(FROZEN_MAX), killed,
+		       held, left);
+	if (runs > 0 && later == runs && kept >= 5000 &&
+	    killed > 0 &&
+	    held <= nd_kill_threshold(FROZEN_MAX) + nd_count_slack() &&
+	    left >= 0 && left <= nd_settled_bound(FROZEN_MAX))
 		ret = KSFT_PASS;
 out:
 	nd_trace_event("negative_dentry_reclaim_memcg", 0);
@@ -2121,6 +2188,7 @@ struct negdentry_test {
 	T(test_negdentry_many_children),
 	T(test_negdentry_current_exact),
 	T(test_negdentry_peak),
+	T(test_negdentry_isolated_cpu_holds_nothing),
 	T(test_negdentry_dentry_negative),
 	T(test_negdentry_cpu_offline),
 	T(test_negdentry_events_notify),

@@ -11,6 +11,7 @@
 #ifndef NEGATIVE_DENTRY_UTIL_H
 #define NEGATIVE_DENTRY_UTIL_H
 
+#include <linux/openat2.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <time.h>
 #include <unistd.h>
@@ -76,6 +78,21 @@ static inline long nd_settled_bound(long limit)
 static inline long nd_count_slack(void)
 {
 	return ND_CHARGE_BATCH * (get_nprocs() + 1);
+}
+
+/**
+ * nd_settled_floor() - the fewest negative dentries @limit leaves in place
+ * @limit: a limit of a cgroup
+ *
+ * Reclaim stops at nd_target(), and a pass may take up to a batch past it
+ * on a list; what the stocks hold ahead makes the count it saw read high.
+ * A count below this floor was reclaimed past the target.
+ *
+ * Return: nd_target(@limit) less a reclaim batch and the count's slack.
+ */
+static inline long nd_settled_floor(long limit)
+{
+	return nd_target(limit) - ND_RECLAIM_BATCH - nd_count_slack();
 }
 
 static inline long nd_kill_threshold(long limit)
@@ -224,13 +241,73 @@ static inline long nd_nr_positive(void)
 	return nd_dentry_state(0) - nd_dentry_state(4);
 }
 
-/* reclaimed, killed, limits or drains of negative_dentry/ in debugfs. */
+/*
+ * reclaimed, killed, limits or drains of negative_dentry/ in debugfs. A
+ * counter that cannot be read fails the test at once: a check of "nothing
+ * killed" would otherwise compare -1 with -1 and pass.
+ */
 static inline long nd_debugfs_counter(const char *name)
 {
 	char path[128];
+	long val;
 
 	snprintf(path, sizeof(path), NEGATIVE_DEBUGFS "%s", name);
-	return nd_read_long(path);
+	val = nd_read_long(path);
+	if (val < 0)
+		ksft_exit_fail_msg("%s cannot be read: is debugfs mounted?\n",
+				   path);
+	return val;
+}
+
+/**
+ * nd_cached() - whether the dentry of @path is in the dentry cache
+ * @path: the path of a file, or of a name that does not exist
+ *
+ * An open that may only use the cache fails with EAGAIN where a lookup
+ * would have had to make a dentry, and makes none, so it can probe what
+ * reclaim left without bringing anything back: a cached file opens, a
+ * cached negative dentry fails with ENOENT. An RCU walk that had to retry
+ * (a mount elsewhere, say) fails with EAGAIN too, so a cached name could
+ * read as evicted, never the other way: a second try settles it. The
+ * probe is a lookup: it marks the dentry referenced.
+ *
+ * Return: 1 if the dentry is cached, 0 if it was evicted, -1 on error.
+ */
+static inline int nd_cached(const char *path)
+{
+	struct open_how how = { .flags = O_PATH, .resolve = RESOLVE_CACHED };
+	int fd, try;
+
+	for (try = 0; try < 2; try++) {
+		fd = syscall(__NR_openat2, AT_FDCWD, path, &how, sizeof(how));
+		if (fd >= 0) {
+			close(fd);
+			return 1;
+		}
+		if (errno == ENOENT)
+			return 1;
+		if (errno != EAGAIN)
+			return -1;
+	}
+	return 0;
+}
+
+/* How many of @dir/@prefix<0> .. <@count - 1> are cached, or -1. */
+static inline long nd_cached_names(const char *dir, const char *prefix,
+				   long count)
+{
+	char path[4096];
+	long i, cached = 0;
+	int c;
+
+	for (i = 0; i < count; i++) {
+		snprintf(path, sizeof(path), "%s/%s%ld", dir, prefix, i);
+		c = nd_cached(path);
+		if (c < 0)
+			return -1;
+		cached += c;
+	}
+	return cached;
 }
 
 /* stat() @count missing names @dir/@prefix<i>, from @first on. */
