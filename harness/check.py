@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Run every test of the project and end with "N passed, N failed".
+"""Run every test of the project and end with "N passed, N failed, N skipped".
 
 SUITES declares each suite: its name, what it checks, the function that
 runs it, its guest script, guest, kernels and timeout, and about how long
@@ -22,7 +22,7 @@ import time
 
 from guest import Run, programs
 import layout
-from results import Results
+from results import SUMMARY, Results
 import series_check
 
 ROOT = layout.ROOT
@@ -459,13 +459,17 @@ def selftests_suite(guest, r, suite):
             undeclared = set(VOLUME_TESTS.get(prog, ())) - set(declared)
             r.check(not undeclared, f"{kernel} {prog}: the tests left out "
                     "on the debug kernel exist", f"no {sorted(undeclared)}")
+            r.check(declared, f"{kernel} {prog} declares tests",
+                    f"none found in {source}")
             for test in declared:
                 got = results.get((prog, test), "missing")
-                if (prog, test) in left_out:
-                    r.check(got == "missing", f"{kernel} {prog} {test} is "
-                            "left out (FULL=1 runs it)", got)
-                else:
+                if (prog, test) not in left_out:
                     r.check(got == "pass", f"{kernel} {prog} {test}", got)
+                elif got == "missing":
+                    r.skip(f"{kernel} {prog} {test}",
+                           "a volume test, left out here (FULL=1 runs it)")
+                else:
+                    r.check(False, f"{kernel} {prog} {test} is left out", got)
         # 64 cpus possible and 2 online, as make bench boots
         status, lines = guest.run(kernel, "tests/negative-dentry/possible-cpus.sh",
                                   TIMEOUT_SCRIPT, f"possible-cpus-{kernel}",
@@ -715,10 +719,10 @@ def run_suites_at_once(args):
 def run_at_once(commands, jobs, logs):
     """Run @commands (name: argv, first first), @jobs at a time, each
     ending in a Results summary; print each one's output when it ends, in
-    logs/suite-<name>.out meanwhile. Return (passed, failed) of them all,
-    a child that printed no summary counting as one failure."""
+    logs/suite-<name>.out meanwhile. Return the Results of them all, a
+    child that printed no summary counting as one failure."""
     waiting, running = list(commands), {}
-    passed = failed = 0
+    total = Results()
     while waiting or running:
         while waiting and len(running) < jobs:
             name = waiting.pop(0)
@@ -734,20 +738,17 @@ def run_at_once(commands, jobs, logs):
             out.seek(0)
             lines = out.read().splitlines()
             out.close()
-            tally = re.fullmatch(r"(\d+) passed, (\d+) failed",
-                                 lines[-1] if lines else "")
+            tally = SUMMARY.fullmatch(lines[-1] if lines else "")
             for line in lines[:-1] if tally else lines:
                 print(line)
             print(f"  ({name}: {time.monotonic() - start:.0f} s{since_start()})",
                   flush=True)
             if tally:
-                passed += int(tally[1])
-                failed += int(tally[2])
+                total.add(tally)
             else:
-                failed += 1
-                print(f"  FAIL {name} ended without its tally "
-                      f"(status {proc.returncode})", flush=True)
-    return passed, failed
+                total.check(False, f"{name} ended with its tally",
+                            f"status {proc.returncode}")
+    return total
 
 
 def main():
@@ -785,7 +786,7 @@ def main():
     os.makedirs(LOGS, exist_ok=True)
     r = Results()
     if args.jobs > 1 and len(args.suites) > 1:
-        r.passed, r.failed = run_suites_at_once(args)
+        r = run_suites_at_once(args)
     else:
         run_suites(Guest(args), r, [SUITE[n] for n in args.suites])
     print(r.summary())

@@ -8,6 +8,7 @@ anything is built or booted (make harness-test runs them alone):
 The consoles under harness/test_data/ were captured from real guests;
 their README says from which.
 """
+import collections
 import contextlib
 import io
 import os
@@ -22,6 +23,8 @@ import assemble
 import bench
 import check
 import guest
+import insn_trace
+import results
 import series_check
 import vmrun
 
@@ -69,9 +72,25 @@ class ConsoleProblemTest(unittest.TestCase):
                 "[    6.000000] DEBUG_LOCKS_WARN_ON(1)",
                 "[    7.000000] list_add corruption. prev->next should be next",
                 "[    8.000000] WARNING: possible circular locking dependency detected",
-                "[    9.000000] BUG: sleeping function called from invalid context"):
+                "[    9.000000] BUG: sleeping function called from invalid context",
+                "[   10.000000] INFO: trying to register non-static key.",
+                "[   11.000000] BUG kmalloc-64 (Not tainted): Poison overwritten",
+                "[   12.000000] BUG dentry (Tainted: G    B): Object padding overwritten",
+                "[   13.000000] ODEBUG: Out of memory. ODEBUG disabled",
+                "[   14.000000] EXT4-fs error (device vdb): ext4_lookup:1855: inode #2: comm sh: iget: bad extra_isize",
+                "[   15.000000] XFS (loop0): Corruption detected. Unmount and run xfs_repair",
+                "[   16.000000] BTRFS error (device loop1): bad tree block start"):
             with self.subTest(line=line):
                 self.assertTrue(vmrun.PROBLEM.search(line))
+
+    def test_taints_no_test_sets(self):
+        self.assertEqual(vmrun.unexpected_taints(0), "")
+        # KUnit's own, TAINT_TEST
+        self.assertEqual(vmrun.unexpected_taints(1 << 18), "")
+        # a bad page, and a warning with KUnit's
+        self.assertEqual(vmrun.unexpected_taints(1 << 5), "B")
+        self.assertEqual(vmrun.unexpected_taints(1 << 9 | 1 << 18), "W")
+        self.assertIn("0x80000", vmrun.unexpected_taints(1 << 19))
 
     def test_what_is_no_problem(self):
         for line in (
@@ -446,24 +465,35 @@ class RunAtOnceTest(unittest.TestCase):
         commands = {n: ["sh", "-c", body] for n, body in scripts.items()}
         with tempfile.TemporaryDirectory() as logs, \
                 contextlib.redirect_stdout(io.StringIO()) as out:
-            counts = check.run_at_once(commands, jobs, logs)
-        return counts, out.getvalue()
+            total = check.run_at_once(commands, jobs, logs)
+        return (total.passed, total.failed, total.skipped), out.getvalue()
 
     def test_tallies_add_up(self):
         counts, out = self.run_all({
-            "slow": "sleep 0.5; echo '  PASS a'; echo '1 passed, 0 failed'",
-            "fast": "echo '  FAIL b'; echo '  PASS c'; echo '1 passed, 1 failed'",
-            "third": "echo '0 passed, 0 failed'"})
-        self.assertEqual(counts, (2, 1))
+            "slow": "sleep 0.5; echo '  PASS a'; "
+                    "echo '1 passed, 0 failed, 0 skipped'",
+            "fast": "echo '  FAIL b'; echo '  PASS c'; echo '  SKIP d: why'; "
+                    "echo '1 passed, 1 failed, 1 skipped'",
+            "third": "echo '0 passed, 0 failed, 0 skipped'"})
+        self.assertEqual(counts, (2, 1, 1))
         # printed as each ends, the tally lines left out
         self.assertLess(out.index("FAIL b"), out.index("PASS a"))
         self.assertNotIn("passed,", out)
 
     def test_a_child_without_a_tally_is_a_failure(self):
         counts, out = self.run_all({"dies": "echo '  PASS a'; exit 3",
-                                    "ok": "echo '1 passed, 0 failed'"}, 1)
-        self.assertEqual(counts, (1, 1))
-        self.assertIn("FAIL dies ended without its tally (status 3)", out)
+                                    "ok": "echo '1 passed, 0 failed, 0 skipped'"},
+                                   1)
+        self.assertEqual(counts, (1, 1, 0))
+        self.assertIn("FAIL dies ended with its tally: status 3", out)
+
+    def test_a_skip_is_neither_a_pass_nor_a_failure(self):
+        r = results.Results()
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            r.check(True, "a")
+            r.skip("b", "left out here")
+        self.assertEqual(r.summary(), "1 passed, 0 failed, 1 skipped")
+        self.assertIn("  SKIP b: left out here", out.getvalue())
 
 
 class AssembleTest(unittest.TestCase):
@@ -582,6 +612,31 @@ class BenchReportTest(unittest.TestCase):
                   ("icount", "off", "create", "patched"): [98349.0]}
         text = bench.report(values, bench.ICOUNT_SCENARIOS)
         self.assertIn("| 0.9988 |", text)
+
+
+class InsnTraceTest(unittest.TestCase):
+    """insn_trace.py: which instructions count as atomic, and the report."""
+
+    def test_atomic_rmw(self):
+        pad = bytes(12)
+        atomic = {"lock xadd": b"\xf0\x48\x0f\xc1\x07",
+                  "lock cmpxchg, segment first": b"\x65\xf0\x0f\xb1\x0a",
+                  "xchg with memory": b"\x48\x87\x07"}
+        plain = {"xchg of registers": b"\x48\x87\xc0",
+                 "mov": b"\x48\x89\x07",
+                 "per-cpu add": b"\x65\x48\x01\x05\x00\x00"}
+        for name, code in atomic.items():
+            self.assertTrue(insn_trace.is_atomic_rmw(code + pad), name)
+        for name, code in plain.items():
+            self.assertFalse(insn_trace.is_atomic_rmw(code + pad), name)
+
+    def test_report_counts_atomics_apart(self):
+        base = collections.Counter({"f": 10, insn_trace.ATOMIC: 1})
+        ours = collections.Counter({"f": 10, "g": 2, insn_trace.ATOMIC: 2})
+        text = insn_trace.report(["stat"], [base], [ours]).splitlines()
+        self.assertEqual(text[0], "stat: base 10, ours 12: +2 (1.2000)")
+        self.assertIn("  atomic read-modify-writes: base 1, ours 2", text)
+        self.assertIn("      +2 g (0 -> 2)", text)
 
 
 if __name__ == "__main__":

@@ -50,7 +50,25 @@ PROBLEM = re.compile(
     r"\[\s*\d+\.\d+\] (?:[\w-]+: )?"
     r"(WARNING:|BUG:|Oops|kernel BUG at|general protection fault"
     r"|Kernel panic|INFO: task \S+ blocked|INFO: .*stall|UBSAN:"
-    r"|DEBUG_LOCKS_WARN_ON|list_\w+ corruption|Unable to handle)")
+    r"|DEBUG_LOCKS_WARN_ON|list_\w+ corruption|Unable to handle"
+    r"|INFO: trying to register non-static key|BUG [\w.-]+ \("
+    r"|ODEBUG: .*disabled|EXT4-fs error|XFS \(\S+\): Corruption"
+    r"|BTRFS critical|BTRFS error)")
+
+
+# The taint flags of /proc/sys/kernel/tainted by bit
+# (Documentation/admin-guide/tainted-kernels.rst), and the one a run sets
+# on purpose: KUnit's, TAINT_TEST.
+TAINT_FLAGS = "PFSRMBUDAWCIOELKXTN"
+TAINT_TEST = 1 << 18
+
+
+def unexpected_taints(tainted):
+    """The letters of the flags of @tainted that no test sets on purpose."""
+    tainted &= ~TAINT_TEST
+    return "".join(flag for bit, flag in enumerate(TAINT_FLAGS)
+                   if tainted >> bit & 1) + \
+        (f" (0x{tainted:x})" if tainted >> len(TAINT_FLAGS) else "")
 
 
 def fail(status, msg):
@@ -301,7 +319,7 @@ def main():
 
 
 def boot(qemu, nonce, args):
-    exit_line = re.compile(rf"vmrun-exit-{nonce}: (\d+)")
+    exit_line = re.compile(rf"vmrun-exit-{nonce}: (\d+)(?: tainted (\d+))?")
     status, problems = [None], []
     log = open(args.log, "w") if args.log else None
     proc = subprocess.Popen(qemu, stdin=subprocess.DEVNULL,
@@ -318,6 +336,9 @@ def boot(qemu, nonce, args):
             m = exit_line.search(line)
             if m:
                 status[0] = int(m.group(1))
+                taints = unexpected_taints(int(m.group(2) or 0))
+                if taints:
+                    problems.append(f"kernel tainted: {taints}")
 
     reader = threading.Thread(target=read_console)
     reader.start()
