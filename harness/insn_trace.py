@@ -30,6 +30,24 @@ SYSCALLS = ("__x64_sys_newfstatat", "__x64_sys_unlink", "__x64_sys_rename")
 PORTS = {"base": 12340, "patched": 12341}
 
 
+# The pseudo-function under which a call's atomic instructions are counted.
+ATOMIC = "[atomic-rmw]"
+# x86's legacy prefixes other than lock, which may come before it.
+PREFIXES = {0x26, 0x2e, 0x36, 0x3e, 0x64, 0x65, 0x66, 0x67, 0xf2, 0xf3}
+
+
+def is_atomic_rmw(code):
+    """Whether the x86-64 instruction in @code is atomic read-modify-write."""
+    i = 0
+    while code[i] in PREFIXES or code[i] == 0xf0:
+        if code[i] == 0xf0:
+            return True
+        i += 1
+    if 0x40 <= code[i] <= 0x4f:		# REX
+        i += 1
+    return code[i] in (0x86, 0x87) and code[i + 1] >> 6 != 3
+
+
 def step(out):
     """In gdb: between the start and the end mark, count each marked
     system call's instructions by function."""
@@ -44,6 +62,16 @@ def step(out):
     def where(pc):
         i = bisect.bisect_right(addrs, pc) - 1
         return syms[i][1] if i >= 0 else "?"
+
+    inferior = gdb.selected_inferior()
+    decoded = {}
+
+    def atomic(pc):
+        """Whether the instruction at @pc is an atomic read-modify-write:
+        one with a lock prefix, or an xchg with memory (locked always)."""
+        if pc not in decoded:
+            decoded[pc] = is_atomic_rmw(bytes(inferior.read_memory(pc, 15)))
+        return decoded[pc]
 
     def run_to(*functions):
         """Continue to the first of @functions; return which it is."""
@@ -74,12 +102,17 @@ def step(out):
                 return
             run_to(*SYSCALLS)
             sp, ret = reg("$sp"), reg("*(unsigned long *)$sp")
-            counts = collections.Counter()
+            pcs = collections.Counter()
             while reg("$pc") != ret or reg("$sp") <= sp:
-                counts[where(reg("$pc"))] += 1
+                pcs[reg("$pc")] += 1
                 gdb.execute("stepi", to_string=True)
+            counts = collections.Counter()
+            for pc, n in pcs.items():
+                counts[where(pc)] += n
+            atomics = sum(n for pc, n in pcs.items() if atomic(pc))
             f.write(f"call {sum(counts.values())}\n")
             f.writelines(f"{n} {fn}\n" for fn, n in counts.items())
+            f.write(f"{atomics} {ATOMIC}\n")
             f.flush()
 
 
@@ -132,9 +165,13 @@ def names(console):
 def report(labels, base, ours):
     lines = []
     for label, b, o in zip(labels, base, ours):
-        tb, to = sum(b.values()), sum(o.values())
+        tb, to = sum(b.values()) - b[ATOMIC], sum(o.values()) - o[ATOMIC]
         lines.append(f"{label}: base {tb}, ours {to}: {to - tb:+d} "
                      f"({to / tb:.4f})")
+        lines.append(f"  atomic read-modify-writes: base {b[ATOMIC]}, "
+                     f"ours {o[ATOMIC]}")
+        b, o = b.copy(), o.copy()
+        del b[ATOMIC], o[ATOMIC]
         diff = {fn: o[fn] - b[fn] for fn in set(b) | set(o) if o[fn] != b[fn]}
         for fn in sorted(diff, key=lambda fn: (-abs(diff[fn]), fn)):
             lines.append(f"  {diff[fn]:+6d} {fn} ({b[fn]} -> {o[fn]})")
