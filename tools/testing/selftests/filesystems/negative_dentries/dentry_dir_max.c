@@ -682,6 +682,33 @@ TEST_F_TIMEOUT(dir_max, rename_keeps_counts, TIMEOUT)
 	expect_counts(_metadata, &self->state, "ren_b", 1100);
 }
 
+/*
+ * A directory's count of negative children goes with it through rename(2):
+ * a, with 1200, moves to another parent; then it and b, with 1400, trade
+ * places with RENAME_EXCHANGE. Each still counts its own, as reclaim reads
+ * them, under its new name.
+ */
+TEST_F_TIMEOUT(dir_max, moved_dirs_keep_their_counts, TIMEOUT)
+{
+	long neg;
+
+	ASSERT_EQ(0, set_dir_max(0));
+	test_dir(_metadata, &self->state, "mv_src");
+	test_dir(_metadata, &self->state, "mv_dst");
+	ASSERT_EQ(0, make_dir("mv_src/a"));
+	ASSERT_EQ(0, make_dir("mv_src/b"));
+	ASSERT_EQ(0, nd_stat_missing("mv_src/a", "missing", 0, 1200));
+	ASSERT_EQ(0, nd_stat_missing("mv_src/b", "missing", 0, 1400));
+	ASSERT_EQ(0, rename("mv_src/a", "mv_dst/a"));
+	ASSERT_EQ(0, renameat2(AT_FDCWD, "mv_dst/a", AT_FDCWD, "mv_src/b",
+			       RENAME_EXCHANGE));
+	/* mv_dst/a is the b of 1400 now, and mv_src/b the a of 1200 */
+	count_by_reclaim(_metadata, &self->state, "mv_dst/a", &neg);
+	EXPECT_EQ(1400 + 1, neg);
+	count_by_reclaim(_metadata, &self->state, "mv_src/b", &neg);
+	EXPECT_EQ(1200 + 1, neg);
+}
+
 #define RENAMED_FILES	20000
 #define RENAMED_BATCH	100
 
