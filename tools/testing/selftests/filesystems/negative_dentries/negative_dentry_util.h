@@ -63,6 +63,9 @@ static inline long nd_settled_bound(long limit)
 /* The dentries reclaim looks at under one lock (NEGATIVE_DENTRY_BATCH) */
 #define ND_RECLAIM_BATCH	128
 
+/* The dentries a reclaim run may look at (NEGATIVE_DENTRY_RUN_BUDGET) */
+#define ND_RUN_BUDGET		65536
+
 /* The cgroups a cpu's stock holds at once (MEMCG_NEGATIVE_DENTRY_STOCK_SLOTS) */
 #define ND_STOCK_SLOTS		4
 
