@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 
+import assemble
 from guest import Run, programs
 import layout
 from results import SUMMARY, Results
@@ -380,9 +381,18 @@ def w1_suite(guest, r, suite):
                 f"{ours.get(src, 0)} warnings, base has {base.get(src, 0)}")
 
 
-KUNIT_SUITES = ("negative_dentry", "negative_dentry_count",
-                "negative_dentry_evict", "negative_dentry_lru",
-                "memcg_negative_dentry", "memcg_negative_dentry_reclaim")
+def kunit_suites():
+    """The KUnit suites the series declares: the .name of each struct
+    kunit_suite in the *_kunit.c files that patches/series adds."""
+    names = []
+    for path in (f for _, files in assemble.series_entries(
+            os.path.join(ROOT, "patches")) for f in files):
+        if path.endswith("_kunit.c"):
+            with open(os.path.join(ROOT, path)) as f:
+                names += re.findall(r"struct kunit_suite \w+ = \{\s*"
+                                    r'\.name = "(\w+)"', f.read())
+    return names
+
 
 
 def kunit_suite(guest, r, suite):
@@ -394,7 +404,7 @@ def kunit_suite(guest, r, suite):
                 f"vm-run status {status}")
         top = parser.parse_run_tests(lines)
         ran = {test.name: test for test in top.subtests}
-        for name in KUNIT_SUITES:
+        for name in kunit_suites():
             test = ran.get(name)
             if not r.check(test and test.subtests,
                            f"{kernel} kunit {name} ran", "no results"):

@@ -614,6 +614,16 @@ class BenchReportTest(unittest.TestCase):
         self.assertIn("| 0.9988 |", text)
 
 
+class KunitSuitesTest(unittest.TestCase):
+    """check.py: the KUnit suites are read from the series' files."""
+
+    def test_every_suite_of_the_series(self):
+        self.assertEqual(sorted(check.kunit_suites()), [
+            "memcg_negative_dentry", "memcg_negative_dentry_reclaim",
+            "negative_dentry", "negative_dentry_count",
+            "negative_dentry_evict", "negative_dentry_lru"])
+
+
 class InsnTraceTest(unittest.TestCase):
     """insn_trace.py: which instructions count as atomic, and the report."""
 
