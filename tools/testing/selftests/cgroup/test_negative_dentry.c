@@ -337,9 +337,9 @@ out:
  * A cgroup that reaches its limit from two cpus without passing it counts
  * no event: 500 missing names on cpu 0, files created over 18 of them
  * there, then 518 names on cpu 1 make exactly 1000 under a limit of 1000.
- * When the uncharges waiting on cpu 0 were left out of the count the work
- * was queued on, it counted events for a cgroup under its limit: .current
- * read 1000 and .events max 2.
+ * Under the old stock, which let uncharges wait on cpu 0, the count the
+ * work was queued on left them out, and it counted events for a cgroup
+ * under its limit: .current read 1000 and .events max 2.
  */
 static int test_negdentry_no_event_under_limit(const char *root)
 {
@@ -394,23 +394,19 @@ static int take_slots(char **takers, struct pinned_stats *taker)
 }
 
 /*
- * A limit acts at its value, not a batch later: near a limit no change
- * waits per cpu. 1000 negative dentries under a limit of 1000 start no
- * reclaim; the 1001st does. With a fixed batch of 32, the count the limit
- * saw stayed at 992, 9 changes waiting, and nothing happened.
+ * A limit acts at its value, not a batch later, and credit charged ahead
+ * never passes it: 1000 negative dentries under a limit of 1000 count no
+ * event; the 1001st does. Under the old stock, with a fixed batch of 32,
+ * the count the limit saw stayed at 992, and nothing happened.
  *
  * The cgroup makes its first 900 alone on cpu 0, and the last 100 in
- * steps of half its batch at 900 (3 of 6 on 2 cpus), which wait in its
- * slot as the batch shrinks on the way; after each step other cgroups change their counts on
- * the same cpu, as a host's services do, and take its slot, whose drain
- * charges the step. When a change into a slot taken anew waited there
- * with a batch of 1 until the next, the 1001st did so, and nothing
- * happened (a failure in the Debian guest). When a slot taken anew
- * started with the batch the cgroup's last charge from a slot of its own
- * sized, which the drains did not size again, the 1001st waited in the
- * slot it took as if the cgroup were 100 under its limit. Before the last
- * takers, a sibling that changed its count on the same cpu is removed,
- * which flushes that cpu's stock while the cgroup holds a slot there.
+ * steps of half a charge batch; after each step, twice as many other
+ * cgroups as a stock has slots change their counts on the same cpu, as a
+ * host's services do, and take the cgroup's slot from it, which gives its
+ * credit back. Near the limit, where a batch no longer fits, each charge
+ * takes one. Before the last takers, a sibling that changed its count on
+ * the same cpu is removed, which drains that cpu's stock while the cgroup
+ * holds a slot there.
  */
 static int test_negdentry_limit_is_exact(const char *root)
 {
@@ -480,17 +476,15 @@ out:
 #define STATS_AFTER	60
 
 /*
- * Lowering a limit charges what the stocks let wait before it. Without a
- * limit a cpu's slot lets up to 63 changes wait, and 64 missing names
- * stat()ed on cpu 0 leave 63 there: the first change of a new cgroup
- * charges and sizes the batch. The limit then goes from max to 70, above
- * those 64, and 60 more names on cpu 1 take the cgroup to 124. When the
- * 63 stayed uncharged until cpu 0 next changed the cgroup, the count the
- * limit acts on went from 1 to 61 only: nothing started reclaim, and
- * .current stayed at 124. The cgroup's tasks then reclaim
- * what they take it over by before the reclaim work runs, and the work
- * that finds it back under its limit still counts the event: .events
- * read max 0 when it counted only what it found over.
+ * A limit set on a cgroup that already has negative dentries acts on all
+ * of them: 64 missing names stat()ed on cpu 0 with no limit, then a limit
+ * of 70, then 60 more names on cpu 1 take the cgroup to 124, over it by
+ * more than an eighth. Under the old stock, which let changes wait
+ * uncharged, the count the limit acted on went from 1 to 61 only, and
+ * nothing started reclaim. The cgroup's tasks may reclaim what they take
+ * it over by before the reclaim work runs; the pass is counted all the
+ * same: .events read max 0 when only the work counted, and only what it
+ * found over.
  */
 static int test_negdentry_lowered_limit(const char *root)
 {
@@ -537,9 +531,9 @@ out:
 /*
  * A parent's limit binds however many children share it: 300 children of
  * a parent limited to 1000 stat 20 missing names each, 6000 in all, taking
- * turns on the cpus. A cpu keeps the changes of one cgroup waiting at a
- * time, so the count the parent's limit acts on misses at most one batch
- * for each cpu, and reclaim brings it down. When each cgroup kept a
+ * turns on the cpus. Each charge reaches the parent's counter at once,
+ * credit charged ahead included, and a cpu holds credit for a few cgroups
+ * at most, so reclaim brings the parent down. When each cgroup kept a
  * backlog of its own per cpu, the parent's limit saw one change for each
  * child, 300, and never acted: its .events read max 0 over 6000 negative
  * dentries.
@@ -882,13 +876,13 @@ out:
 #define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"
 
 /*
- * Readers add up the changes waiting on the cpus online alone, however
- * many are possible: a cpu that goes offline hands its stock to the
- * counts. 1010 negative dentries made on cpu 1 by a child without a limit
- * leave 16 waiting in its stock (the second change charges both, then
- * batches of 32); .current of the child and of its parent, and the
- * parent's memory.stat, stay exact across the offlining. Without the
- * hand-over they would read 994.
+ * Readers take the credit of the cpus online alone out of the counter,
+ * however many cpus are possible: a cpu that goes offline gives its
+ * stock's credit back. 1010 negative dentries made on cpu 1 by a child
+ * without a limit charge 32 at a time, 1024 in all (.peak shows it), and
+ * leave 14 as credit in cpu 1's stock; .current of the child and of its
+ * parent, and the parent's memory.stat, stay exact across the offlining.
+ * Without the give-back they would read 1024.
  */
 static int test_negdentry_cpu_offline(const char *root)
 {
@@ -907,10 +901,13 @@ static int test_negdentry_cpu_offline(const char *root)
 	    cg_write(parent, "cgroup.subtree_control", "+memory") ||
 	    cg_create(child) || cg_run(child, pinned_stats_fn, &stats))
 		goto out;
-	ksft_print_msg("online: .current %ld and %ld, parent's memory.stat %ld\n",
+	ksft_print_msg("online: .current %ld and %ld, parent's memory.stat %ld, .peak %ld\n",
 		       read_current(child), read_current(parent),
-		       stat_of(parent, "negative_dentries "));
-	if (read_current(child) != stats.count ||
+		       stat_of(parent, "negative_dentries "),
+		       cg_read_long(child, "memory.negative_dentry.peak"));
+	/* Credit held on cpu 1, or the offlining has nothing to give back. */
+	if (cg_read_long(child, "memory.negative_dentry.peak") <= stats.count ||
+	    read_current(child) != stats.count ||
 	    read_current(parent) != stats.count ||
 	    write_text(CPU1_ONLINE, "0", 1) < 0)
 		goto online;
@@ -1955,10 +1952,10 @@ static int dying_fn(const char *cgroup, void *arg)
 
 /*
  * A parent with removed children that stay dying still counts what they
- * left: the changes a child left waiting in a cpu's stock reach its
- * ancestors when the cpu charges another cgroup, or when the child's
- * drain has the stocks let it go. When each cgroup kept a backlog of its
- * own per cpu, flushed only once it was freed, the count the parent's
+ * left: a child's charges reached its ancestors' counters as they were
+ * made, and the credit a cpu's stock held for it is given back when it
+ * goes offline. When each cgroup kept a backlog of uncharged changes of
+ * its own per cpu, flushed only once it was freed, the count the parent's
  * limit acts on was short by the children's 31 each, 3100, and its
  * .current stayed at the new child's 5000.
  */
