@@ -1383,6 +1383,64 @@ static int files_then_negatives(const char *cg, const char *dir)
 	       flood_in(cg, dir, BEHIND_NEGATIVES, 1);
 }
 
+/* Stat the missing names @f->dir/@f->prefix<i>, twice: they are hot. */
+static int hot_names_fn(const char *cgroup, void *arg)
+{
+	const struct named_files *f = arg;
+
+	return nd_stat_missing(f->dir, f->prefix, 0, f->count) ||
+	       nd_stat_missing(f->dir, f->prefix, 0, f->count) ?
+	       EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+#define PARENTS_OWN	500
+#define CHILDS_OWN	1000
+
+/*
+ * The drain of a removed cgroup takes its negative dentries, and stops
+ * where its parent's own begin: the parent looked up 500 missing names
+ * twice before it had a child, the child 1000 in the same directory; once
+ * the child is removed and its drain done, none of the child's is cached
+ * and all of the parent's are, and the parent counts its own 500. A drain
+ * that went on past the removed cgroup's, hot or cold, would take them.
+ */
+static int test_negdentry_drain_stops_at_parents_own(const char *root)
+{
+	static const char * const dirs[] = { "nd_parents_own", NULL };
+	struct named_files own = { dirs[0], "own-", PARENTS_OWN };
+	struct named_files gone = { dirs[0], "gone-", CHILDS_OWN };
+	char *parent = cg_name(root, "nd_parents_own");
+	char *child = cg_name(root, "nd_parents_own/child");
+	long own_cached = -1, gone_cached = -1, left = -1;
+	int ret = KSFT_FAIL;
+
+	if (!parent || !child || mkdir(dirs[0], 0755) || cg_create(parent) ||
+	    cg_run(parent, hot_names_fn, &own) ||
+	    cg_write(parent, "cgroup.subtree_control", "+memory") ||
+	    cg_create(child) || cg_run(child, hot_names_fn, &gone) ||
+	    cg_destroy(child))
+		goto out;
+	/* rmdir returns before the cgroup goes offline and its drain starts. */
+	nd_wait_for(read_current, parent, PARENTS_OWN, SETTLE_MS);
+	if (nd_wait_for(drains_running, NULL, 0, SETTLE_MS))
+		goto out;
+	left = read_current(parent);
+	gone_cached = nd_cached_names(gone.dir, gone.prefix, gone.count);
+	own_cached = nd_cached_names(own.dir, own.prefix, own.count);
+	ksft_print_msg("drained: %ld of the child's %d cached, %ld of the parent's %d; .current %ld\n",
+		       gone_cached, CHILDS_OWN, own_cached, PARENTS_OWN, left);
+	if (gone_cached == 0 && own_cached == PARENTS_OWN &&
+	    left == PARENTS_OWN)
+		ret = KSFT_PASS;
+out:
+	cg_destroy(child);
+	cg_destroy(parent);
+	remove_dirs(dirs);
+	free(child);
+	free(parent);
+	return ret;
+}
+
 /*
  * A removed cgroup whose lists start with more positive dentries than
  * one reclaim run looks at still has its negative dentries drained: its
@@ -2228,6 +2286,7 @@ struct negdentry_test {
 	T(test_negdentry_events_hierarchical),
 	T(test_negdentry_rmdir_drains),
 	T(test_negdentry_drain_keeps_lru_order),
+	T(test_negdentry_drain_stops_at_parents_own),
 	T(test_negdentry_drain_behind_positives),
 	T(test_negdentry_drain_past_budget_keeps_lru_order),
 	T(test_negdentry_limit_behind_positives),
