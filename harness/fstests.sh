@@ -55,9 +55,17 @@ for kernel in base patched; do
 	"$root/harness/vmrun.py" --guest debian --rootfs "$root/build/debian/rootfs" \
 		--image "$("$root/harness/layout.py" image $kernel fast)" \
 		--kernel $kernel --timeout 7200 --log "$out/$kernel.log" \
-		"$guest/run.sh" >/dev/null || true
-	echo "fstests: $kernel in $(($(date +%s) - start)) s"
+		"$guest/run.sh" >/dev/null && status=0 || status=$?
+	echo "fstests: $kernel in $(($(date +%s) - start)) s, vm-run status $status"
+	# vmrun.py's own verdicts, whatever the tests' results: a timeout or
+	# no exit status on either kernel, kernel problems on ours (the base's
+	# are the environment's, and its log has them).
+	case $kernel:$status in *:124 | *:125 | patched:99) incomplete=1 ;; esac
 	sed -n 's/^fstests: \([^ ]* [^ ]* [a-z]*\)$/\1/p' "$out/$kernel.log" >"$out/$kernel.txt"
+	# A guest that died or hung ran short.
+	grep -q '^fstests: done' "$out/$kernel.log" ||
+		{ echo "fstests: the $kernel guest did not get to the end" >&2; incomplete=1; }
 done
 python3 "$root/harness/fstests_compare.py" "$out/base.txt" "$out/patched.txt" \
 	"$out/results.txt"
+[ -z "${incomplete:-}" ]

@@ -22,6 +22,7 @@ import unittest
 import assemble
 import bench
 import check
+import fstests_compare
 import guest
 import insn_trace
 import results
@@ -622,6 +623,25 @@ class KunitSuitesTest(unittest.TestCase):
             "memcg_negative_dentry", "memcg_negative_dentry_reclaim",
             "negative_dentry", "negative_dentry_count",
             "negative_dentry_evict", "negative_dentry_lru"])
+
+
+class FstestsCompareTest(unittest.TestCase):
+    """fstests_compare.py: what counts against ours."""
+
+    def test_a_test_missing_on_either_kernel_counts(self):
+        base = {("ext4", "generic/001"): "pass"}
+        ours = {("ext4", "generic/001"): "pass",
+                ("ext4", "generic/002"): "pass"}
+        _, regressions, _ = fstests_compare.compare(base, ours)
+        self.assertEqual(regressions, [("ext4", "generic/002")])
+        _, regressions, _ = fstests_compare.compare(ours, base)
+        self.assertEqual(regressions, [("ext4", "generic/002")])
+
+    def test_failing_on_both_is_the_environments(self):
+        key = ("xfs", "generic/003")
+        _, regressions, both = fstests_compare.compare({key: "fail"},
+                                                       {key: "hang"})
+        self.assertEqual((regressions, both), ([], [key]))
 
 
 class InsnTraceTest(unittest.TestCase):
