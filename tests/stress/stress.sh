@@ -328,6 +328,21 @@ mounted_and_frozen() {
 }
 tap_check "the small filesystem was mounted, frozen, remounted and unmounted, every time" mounted_and_frozen
 
+# While the test cgroups still hold their negative dentries: the counts
+# of the top-level cgroups, ours among them, are no more than the
+# negative dentries there are (the root cgroup's are in none), give or take
+# what the cpus hold ahead. After the removals below this would be 0 <= N.
+counts_agree() {
+	total=0
+	for c in /sys/fs/cgroup/*/memory.negative_dentry.current; do
+		total=$((total + $(cat "$c")))
+	done
+	nr=$(nr_negative)
+	echo "top-level cgroups count $total, nr_negative $nr"
+	[ "$total" -ge 0 ] && [ "$total" -le $((nr + 64 * ncpu)) ]
+}
+tap_check "cgroup counts agree with nr_negative" counts_agree
+
 # What each cgroup holds besides dentries, for the diagnosis of any that
 # stays dying below.
 held() {
@@ -351,16 +366,6 @@ done
 echo 0 >/proc/sys/fs/dentry-dir-max
 rm -rf "$work/l300" "$work/l1000" "$work/lmax" "$work/churn" "$work/sng"
 
-counts_agree() {
-	total=0
-	for c in /sys/fs/cgroup/*/memory.negative_dentry.current; do
-		total=$((total + $(cat "$c")))
-	done
-	nr=$(nr_negative)
-	echo "top-level cgroups count $total, nr_negative $nr"
-	[ "$total" -ge 0 ] && [ "$total" -le $((nr + 64 * ncpu)) ]
-}
-tap_check "cgroup counts agree with nr_negative" counts_agree
 
 # Removed cgroups must not stay dying on our account: every drain ends
 # (each holds its cgroup), and the churn cgroups, which held nothing but
