@@ -2080,6 +2080,20 @@ static long key_holders(void)
 	return nd_debugfs_counter("limits");
 }
 
+/*
+ * Wait for the key holders to be @want: a limit lifted lets go of the key
+ * a second later (a deferred static key). Return the last count read, @want
+ * unless five seconds went by first.
+ */
+static long key_holders_become(long want)
+{
+	long start = nd_now_ms(), now;
+
+	while ((now = key_holders()) != want && nd_now_ms() - start < 5000)
+		usleep(50 * 1000);
+	return now;
+}
+
 /* Set and lift the limit of @path over and over, through one open file. */
 static int toggle(const char *path, int first)
 {
@@ -2145,14 +2159,12 @@ static int test_negdentry_racing_writers(const char *root)
 		if (pid[i] < 0 || waitpid(pid[i], &status, 0) != pid[i] ||
 		    !WIFEXITED(status) || WEXITSTATUS(status))
 			goto out;
-	sleep(2);
-	held = key_holders();
+	held = key_holders_become(before + 1);
 	if (cg_read_strcmp(cg, "memory.negative_dentry.max", "max\n") ||
 	    cg_write(cg, "memory.negative_dentry.max", "5") ||
 	    cg_run(cg, cached_file_fn, (void *)file) || cg_destroy(cg))
 		goto out;
-	sleep(2);
-	after = key_holders();
+	after = key_holders_become(before);
 	ksft_print_msg("key holders: %ld before, %ld after %d x %d writes, %ld after rmdir\n",
 		       before, held, WRITERS, TOGGLES, after);
 	if (held == before + 1 && after == before)
@@ -2222,7 +2234,7 @@ static int test_negdentry_delegated(const char *root)
 	char *start = cg_name(root, "nd_deleg/user/start");
 	char *mine = cg_name(root, "nd_deleg/user/mine");
 	int ret = KSFT_FAIL, status;
-	long left, before;
+	long left, before, holders;
 
 	/* A key let go of by the test before goes after its second. */
 	sleep(2);
@@ -2241,13 +2253,13 @@ static int test_negdentry_delegated(const char *root)
 		goto out;
 	}
 	left = settled_current(parent, 1000);
-	sleep(2);
+	holders = key_holders_become(before + 2);
 	ksft_print_msg("parent %ld, the user's child %ld (limit %s); key holders %ld, %ld before\n",
 		       left, read_current(mine),
 		       cg_read_strcmp(mine, "memory.negative_dentry.max", "max\n") ?
-		       "set" : "max", key_holders(), before);
+		       "set" : "max", holders, before);
 	if (left > nd_settled_bound(1000) || max_events(parent) < 1 ||
-	    key_holders() != before + 2)
+	    holders != before + 2)
 		goto out;
 	ret = KSFT_PASS;
 out:
