@@ -44,7 +44,10 @@ class Suite:
     booting @script in @guest ("busybox" or "debian") on each of @kernels,
     and of @full_kernels too with --full (make check FULL=1), each boot
     killed after @timeout seconds. @seconds is about how long the whole
-    suite takes without --full, to start the longest first with --jobs."""
+    suite takes without --full, to start the longest first with --jobs.
+    @distro says how make distro-check runs it on the distribution's
+    kernels: {"kernels": "both" or "ours", and fields to replace}, or, as a
+    string, why it does not."""
     name: str
     what: str
     run: object
@@ -55,6 +58,7 @@ class Suite:
     timeout: int = TIMEOUT_SCRIPT
     append: str = ""
     full_kernels: tuple = ()
+    distro: object = None
 
     def booted(self, full):
         """The kernels the suite boots, with --full or without."""
@@ -647,43 +651,53 @@ SUITES = [
     Suite("harness", "vm-run's own promises (exit status, WARN, KASAN, "
           "timeout, bad script); docs/setup.md's package table is what "
           "harness/deps.sh installs; the host tests of userspace/ "
-          "(HOST_TESTS)", harness_suite, 85, kernels=("patched-debug",)),
+          "(HOST_TESTS)", harness_suite, 85, kernels=("patched-debug",),
+          distro="checks of the harness and the host, the same whatever "
+          "kernel"),
     Suite("upstream", "the cgroup selftests test_core, test_kmem and "
           "test_memcontrol: each result the one tests/upstream/known-results "
           "expects, and ours the base's", upstream_suite, 200,
           script="tests/upstream/run.sh", kernels=("base-fast", "patched-fast"),
-          timeout=2400),
+          timeout=2400, distro={"kernels": "both"}),
     Suite("kunit", "our KUnit suites at boot, read with tools/testing/kunit's "
           "parser", kunit_suite, 15, script="tests/kunit/run.sh",
           kernels=("patched-debug", "patched-fast"), timeout=600,
-          append="kunit.enable=1 kunit.filter_glob=*negative_dentry*"),
+          append="kunit.enable=1 kunit.filter_glob=*negative_dentry*",
+          distro="Debian's configurations build no KUnit"),
     Suite("selftests", "our kselftests, every test they declare; a boot "
           "with 64 CPUs possible, where a parent's limit binds over many "
           "children; a boot with cgroup.memory=nokmem, where a limit is "
           "refused", selftests_suite, 560,
           script="tests/negative-dentry/run.sh",
-          kernels=("patched-debug", "patched-fast"), timeout=3600),
+          kernels=("patched-debug", "patched-fast"), timeout=3600,
+          distro={"kernels": "ours"}),
     Suite("checkpatch", "checkpatch.pl --strict over the combined patch and "
-          "each patch of the series as mailed", checkpatch_suite, 60),
+          "each patch of the series as mailed", checkpatch_suite, 60,
+          distro="a check of the source, whatever the configuration"),
     Suite("w1", "the C files we change have no more W=1 warnings than the "
-          "base's", w1_suite, 120),
+          "base's", w1_suite, 120,
+          distro="a check of the source, whatever the configuration"),
     Suite("bench", "make bench's quick mode runs to the end (FULL=1: also "
-          "ICOUNT=1 and insn-trace)", bench_suite, 240),
+          "ICOUNT=1 and insn-trace)", bench_suite, 240,
+          distro="make bench boots the test kernels; nothing is timed on "
+          "the distribution's"),
     Suite("userspace", "systemd, containers, the metrics and our kernel "
           "package in the Debian guest; our systemd's own unit tests",
           userspace_suite, 260, script="tests/userspace/run.sh",
           guest="debian", kernels=("patched-fast", "base-fast"),
-          timeout=1800),
+          timeout=1800, distro={"kernels": "both", "run": "tap_suite",
+                                "timeout": 3600}),
     Suite("filesystems", "both limits on ext4, xfs, btrfs, tmpfs, overlayfs, "
           "fuse-overlayfs and NFSv4, in the Debian guest (FULL=1: on the "
           "debug kernel too)", filesystems_suite, 100,
           script="tests/userspace/filesystems.sh", guest="debian",
           kernels=("patched-fast",), full_kernels=("patched-debug",),
-          timeout=1800),
+          timeout=1800, distro={"kernels": "ours"}),
     Suite("stress", "load, cgroup churn, mounts, freezes and injected "
           "faults, then what must hold afterwards", stress_suite, 220,
           script="build/stress/stress.sh", kernels=("patched-debug",),
-          timeout=1200, append="kmemleak=on"),
+          timeout=1200, append="kmemleak=on",
+          distro={"kernels": "ours", "append": "stress.faults=off"}),
 ]
 SUITE = {suite.name: suite for suite in SUITES}
 

@@ -33,22 +33,23 @@ from results import Results
 
 
 def suites(config):
-    """make check's suites, on the kernels of @config, and bpftrace."""
-    suite = check.SUITE
+    """make check's suites, on the kernels of @config, as each declares
+    (check.Suite's distro), and bpftrace's programs."""
     ours = (f"patched-{config}",)
     both = (f"base-{config}",) + ours
-    return [
-        dataclasses.replace(suite["upstream"], kernels=both),
-        dataclasses.replace(suite["userspace"], run=check.tap_suite,
-                            kernels=both, timeout=3600),
-        check.Suite("bpftrace", "userspace/bpftrace's programs",
-                    check.tap_suite, 0, script="tests/userspace/bpftrace.sh",
-                    guest="debian", kernels=both, timeout=3600),
-        dataclasses.replace(suite["selftests"], kernels=ours),
-        dataclasses.replace(suite["filesystems"], kernels=ours),
-        dataclasses.replace(suite["stress"], kernels=ours,
-                            append="stress.faults=off"),
-    ]
+    out = [check.Suite("bpftrace", "userspace/bpftrace's programs",
+                       check.tap_suite, 0, script="tests/userspace/bpftrace.sh",
+                       guest="debian", kernels=both, timeout=3600)]
+    for suite in check.SUITES:
+        if isinstance(suite.distro, str):
+            continue
+        how = dict(suite.distro)
+        kernels = both if how.pop("kernels") == "both" else ours
+        if "run" in how:
+            how["run"] = getattr(check, how["run"])
+        out.append(dataclasses.replace(suite, kernels=kernels,
+                                       full_kernels=(), **how))
+    return out
 
 
 def rootfs(kernel):

@@ -22,6 +22,7 @@ import unittest
 import assemble
 import bench
 import check
+import distro_check
 import fstests_compare
 import guest
 import insn_trace
@@ -623,6 +624,28 @@ class KunitSuitesTest(unittest.TestCase):
             "memcg_negative_dentry", "memcg_negative_dentry_reclaim",
             "negative_dentry", "negative_dentry_count",
             "negative_dentry_evict", "negative_dentry_lru"])
+
+
+class DistroSuitesTest(unittest.TestCase):
+    """make distro-check takes its suites from make check's declarations."""
+
+    def test_every_suite_says_how_or_why_not(self):
+        for suite in check.SUITES:
+            with self.subTest(suite=suite.name):
+                if isinstance(suite.distro, str):
+                    self.assertTrue(suite.distro)
+                else:
+                    self.assertIn(suite.distro["kernels"], ("both", "ours"))
+
+    def test_the_cloud_suites(self):
+        got = {s.name: s.kernels for s in distro_check.suites("cloud")}
+        both, ours = ("base-cloud", "patched-cloud"), ("patched-cloud",)
+        self.assertEqual(got, {"bpftrace": both, "upstream": both,
+                               "userspace": both, "selftests": ours,
+                               "filesystems": ours, "stress": ours})
+        stress = [s for s in distro_check.suites("cloud")
+                  if s.name == "stress"][0]
+        self.assertEqual(stress.append, "stress.faults=off")
 
 
 class FstestsCompareTest(unittest.TestCase):
