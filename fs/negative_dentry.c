@@ -421,48 +421,55 @@ void negative_dentry_quiesce(struct super_block *sb)
 		       READ_ONCE(negative_dir_putting) != sb);
 }
 
-/*
- * A value of fs.dentry-dir-max: decimal digits alone, blanks around them
- * allowed, no sign, base prefix, second number or NUL.
+/**
+ * negative_dentry_parse_limit - read a limit written by user space
+ * @buf: what was written, NUL-terminated after @len bytes (by kernfs and
+ *	by the sysctl code both); blanks around it are stripped in place
+ * @len: the length of the write
+ * @most: the largest count taken
+ * @none: the word that sets no limit, or NULL
+ * @limit: set to the count, or to ULONG_MAX for @none (so @most must be
+ *	below ULONG_MAX where @none is given)
+ *
+ * A limit is decimal digits alone, or @none: no sign, base prefix, second
+ * number or NUL, which would hide what follows it.
+ *
+ * Return: 0, or -EINVAL, and @limit is left alone.
  */
-static int dentry_dir_max_parse(const char *buf, size_t len, int *val)
+int negative_dentry_parse_limit(char *buf, size_t len, unsigned long most,
+				const char *none, unsigned long *limit)
 {
-	char tmp[32], *s;
+	unsigned long val;
 
-	if (len >= sizeof(tmp) || strnlen(buf, len) != len)
+	if (strnlen(buf, len) != len)
 		return -EINVAL;
-	memcpy(tmp, buf, len);
-	tmp[len] = '\0';
-	s = strim(tmp);
-	if (!isdigit(s[0]) || kstrtoint(s, 10, val) ||
-	    !dentry_dir_max_valid(*val))
+	buf = strim(buf);
+	if (none && !strcmp(buf, none))
+		val = ULONG_MAX;
+	else if (!isdigit(buf[0]) || kstrtoul(buf, 10, &val) || val > most)
 		return -EINVAL;
+	*limit = val;
 	return 0;
 }
 
 static int proc_dentry_dir_max(const struct ctl_table *table, int write,
 			       void *buffer, size_t *lenp, loff_t *ppos)
 {
-	int val = READ_ONCE(dentry_dir_max);
-	struct ctl_table tmp = {
-		.data = &val,
-		.maxlen = sizeof(val),
-	};
-	int old, ret;
+	unsigned long val;
+	int old;
 
 	if (!write)
-		return proc_dointvec(&tmp, write, buffer, lenp, ppos);
+		return proc_dointvec(table, write, buffer, lenp, ppos);
 	/* One write sets the value whole: nothing is taken piecemeal. */
-	if (*ppos)
+	if (*ppos ||
+	    negative_dentry_parse_limit(buffer, *lenp, INT_MAX, NULL, &val) ||
+	    !dentry_dir_max_valid((int)val))
 		return -EINVAL;
-	ret = dentry_dir_max_parse(buffer, *lenp, &val);
-	if (ret)
-		return ret;
 	*ppos += *lenp;
 
 	mutex_lock(&dentry_dir_max_mutex);
 	old = dentry_dir_max;
-	WRITE_ONCE(dentry_dir_max, val);
+	WRITE_ONCE(dentry_dir_max, (int)val);
 	if (!old && val)
 		static_branch_deferred_inc(&negative_dentry_limits);
 	else if (old && !val)

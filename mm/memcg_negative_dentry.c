@@ -34,7 +34,6 @@
  */
 #include <linux/cgroup.h>
 #include <linux/cpuhotplug.h>
-#include <linux/ctype.h>
 #include <linux/memcg_negative_dentry.h>
 #include <linux/memcontrol.h>
 #include <linux/negative_dentry.h>
@@ -50,6 +49,9 @@
 DEFINE_PER_CPU(struct memcg_negative_dentry_stock, memcg_negative_dentry_stock) = {
 	.lock = INIT_LOCAL_LOCK(lock),
 };
+
+/* negative_dentry_kill_threshold() of any limit fits in a long. */
+static_assert(PAGE_COUNTER_MAX <= LONG_MAX / NEGATIVE_DENTRY_KILL_FACTOR);
 
 /* memcg_negative_dentry.flags */
 #define NEGATIVE_DENTRY_KEY_HELD	0
@@ -341,12 +343,8 @@ void negative_dentry_drain_stocks(struct mem_cgroup *root, bool offline,
  */
 static int negative_dentry_cpu_dead(unsigned int cpu)
 {
-	struct memcg_negative_dentry_stock *stock =
-		per_cpu_ptr(&memcg_negative_dentry_stock, cpu);
-	int i;
-
-	for (i = 0; i < MEMCG_NEGATIVE_DENTRY_STOCK_SLOTS; i++)
-		negative_dentry_slot_drain(&stock->slot[i]);
+	negative_dentry_stock_drain(per_cpu_ptr(&memcg_negative_dentry_stock,
+						cpu));
 	return 0;
 }
 
@@ -365,6 +363,7 @@ bool memcg_negative_dentry_over_kill(struct mem_cgroup *memcg)
 		struct page_counter *counter = &memcg->negative_dentry.counter;
 		unsigned long max = READ_ONCE(counter->max);
 
+		/* No limit: not even a look at the usage's busy cacheline. */
 		if (max != PAGE_COUNTER_MAX &&
 		    page_counter_read(counter) >=
 		    negative_dentry_kill_threshold(max))
@@ -513,23 +512,18 @@ void memcg_negative_dentry_stat(struct mem_cgroup *memcg, struct seq_buf *s)
 #define NEGATIVE_DENTRY_MAX_STR	"max"
 
 /*
- * Read a limit written by user space into @max, PAGE_COUNTER_MAX for
- * "max": that, or a count in decimal digits alone, no sign, no base
- * prefix, nothing after it; else -EINVAL, and @max is left alone. A count
- * the counter cannot reach reads "max", as a memory.max too large does.
+ * Read a limit written to memory.negative_dentry.max into @max,
+ * PAGE_COUNTER_MAX for "max"; a count the counter cannot reach reads
+ * "max", as a memory.max too large does.
  */
-static int negative_dentry_parse_max(const char *buf, unsigned long *max)
+static int negative_dentry_parse_max(char *buf, size_t len, unsigned long *max)
 {
-	long val;
+	int err = negative_dentry_parse_limit(buf, len, LONG_MAX,
+					      NEGATIVE_DENTRY_MAX_STR, max);
 
-	if (!strcmp(buf, NEGATIVE_DENTRY_MAX_STR)) {
-		*max = PAGE_COUNTER_MAX;
-		return 0;
-	}
-	if (!isdigit(buf[0]) || kstrtol(buf, 10, &val))
-		return -EINVAL;
-	*max = min_t(unsigned long, val, PAGE_COUNTER_MAX);
-	return 0;
+	if (!err)
+		*max = min_t(unsigned long, *max, PAGE_COUNTER_MAX);
+	return err;
 }
 
 static s64 negative_dentry_current_read(struct cgroup_subsys_state *css,
@@ -560,10 +554,7 @@ static ssize_t negative_dentry_max_write(struct kernfs_open_file *of,
 	/* Without kmem accounting (cgroup.memory=nokmem) nothing is counted. */
 	if (!memcg_kmem_online())
 		return -EOPNOTSUPP;
-	/* A NUL would hide what follows it from the parse. */
-	if (strnlen(buf, nbytes) != nbytes)
-		return -EINVAL;
-	err = negative_dentry_parse_max(strstrip(buf), &max);
+	err = negative_dentry_parse_max(buf, nbytes, &max);
 	if (!err)
 		err = negative_dentry_set_max(memcg, max);
 	if (err)

@@ -418,8 +418,7 @@ static void negative_dentry_task_reclaim(struct callback_head *cb)
 		struct negative_dentry_reclaim sc = { .memcg = memcg };
 		long own;
 
-		if (!limit || max == (long)PAGE_COUNTER_MAX ||
-		    !negative_dentry_behind(usage, max) ||
+		if (!limit || !negative_dentry_behind(usage, max) ||
 		    !negative_dentry_reclaim_start(limit, max))
 			continue;
 		usage = negative_dentry_usage(iter);
@@ -484,7 +483,7 @@ void negative_dentry_drain_workfn(struct work_struct *work)
 	struct mem_cgroup *memcg = container_of(mnd, struct mem_cgroup,
 						negative_dentry);
 	struct negative_dentry_reclaim sc = {
-		.memcg = parent_mem_cgroup(memcg) ?: root_mem_cgroup,
+		.memcg = parent_mem_cgroup(memcg),
 		.drain = true,
 		.nr_to_reclaim = LONG_MAX,
 		/*
@@ -521,11 +520,9 @@ void negative_dentry_drain_queue(struct mem_cgroup *memcg)
 {
 	css_get(&memcg->css);
 	atomic_long_inc(&negative_dentry_drains);
-	if (!queue_delayed_work(negative_dentry_wq,
-				&memcg->negative_dentry.drain_work, 0)) {
-		atomic_long_dec(&negative_dentry_drains);
-		css_put(&memcg->css);
-	}
+	/* Offline comes once: the work cannot be pending already. */
+	WARN_ON_ONCE(!queue_delayed_work(negative_dentry_wq,
+					 &memcg->negative_dentry.drain_work, 0));
 }
 
 static int negative_dentry_drains_get(void *data, u64 *val)

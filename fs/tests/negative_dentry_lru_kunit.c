@@ -292,6 +292,54 @@ static void two_passes_rotate_shorter_first(struct kunit *test)
 }
 
 /*
+ * h, a negative dentry looked up again, ahead of c, a cold one: a pass
+ * that spares hot ones takes c and leaves h as it was; a pass that ages
+ * them takes nothing, and clears h's mark; the next sparing pass takes h.
+ * A drain, which takes hot and cold alike, takes nothing of a cgroup that
+ * was not removed (these dentries have no objcg): it stops at the first.
+ */
+static void hot_negatives_are_spared_then_aged(struct kunit *test)
+{
+	struct super_block *sb = negtest_mount(test);
+	struct negative_dentry_reclaim spare = { .nr_to_reclaim = 2,
+						 .budget = 100 };
+	struct negative_dentry_reclaim age = { .nr_to_reclaim = 1,
+					       .budget = 100, .age = true };
+	struct negative_dentry_reclaim again = { .nr_to_reclaim = 1,
+						 .budget = 100 };
+	struct negative_dentry_reclaim drain = { .nr_to_reclaim = 2,
+						 .budget = 100, .drain = true };
+	struct dentry *h = lru_test_dentry(test, sb, "h", false);
+	struct dentry *want[2];
+
+	lru_test_dentry(test, sb, "c", false);
+	/* A lookup of a dentry on the LRU marks it, as retain_dentry() does. */
+	dput(dget(h));
+	KUNIT_ASSERT_TRUE(test, h->d_flags & DCACHE_REFERENCED);
+
+	negative_dentry_reclaim_shrinker(sb->s_shrink, &spare);
+	KUNIT_EXPECT_EQ(test, spare.reclaimed, 1);
+	lru_test_expect_order(test, sb, &h, 1);
+	KUNIT_EXPECT_TRUE(test, h->d_flags & DCACHE_REFERENCED);
+
+	negative_dentry_reclaim_shrinker(sb->s_shrink, &age);
+	KUNIT_EXPECT_EQ(test, age.reclaimed, 0);
+	lru_test_expect_order(test, sb, &h, 1);
+	KUNIT_EXPECT_FALSE(test, h->d_flags & DCACHE_REFERENCED);
+
+	negative_dentry_reclaim_shrinker(sb->s_shrink, &again);
+	KUNIT_EXPECT_EQ(test, again.reclaimed, 1);
+	KUNIT_EXPECT_EQ(test, list_lru_count(&sb->s_dentry_lru), 0);
+
+	want[0] = lru_test_dentry(test, sb, "h2", false);
+	want[1] = lru_test_dentry(test, sb, "c2", false);
+	dput(dget(want[0]));
+	negative_dentry_reclaim_shrinker(sb->s_shrink, &drain);
+	KUNIT_EXPECT_EQ(test, drain.reclaimed, 0);
+	lru_test_expect_order(test, sb, want, 2);
+}
+
+/*
  * More positive dentries ahead of a negative one than a batch looks at:
  * the pass gets to it in its second batch, and leaves them in place.
  */
@@ -351,10 +399,10 @@ static void reclaim_out_of_budget_gets_past_positives(struct kunit *test)
 }
 
 /*
- * A drain of a list with no live dentries behind a removed cgroup's: the
- * positives a run out of budget put at the tail come round again. With
- * its cursor, the next run looks at what the first did not reach, p3,
- * and then ends, rather than walking p0 .. p2 again, run after run.
+ * The limit's reclaim of a list of positives alone: the positives a run
+ * out of budget put at the tail come round again. With its cursor, the
+ * next run looks at what the first did not reach, p3, and then ends,
+ * rather than walking p0 .. p2 again, run after run.
  */
 static void cursor_resumes_where_budget_ran_out(struct kunit *test)
 {
@@ -430,6 +478,7 @@ static struct kunit_case negative_dentry_lru_test_cases[] = {
 	KUNIT_CASE(two_passes_rotate_longer_first),
 	KUNIT_CASE(two_passes_rotate_shorter_first),
 	KUNIT_CASE(reclaim_goes_on_over_batches),
+	KUNIT_CASE(hot_negatives_are_spared_then_aged),
 	KUNIT_CASE(reclaim_waits_for_the_thaw),
 	{}
 };

@@ -53,13 +53,17 @@ static inline long negative_dentry_target(long limit)
 #define NEGATIVE_DENTRY_KILL_FACTOR	4
 #define NEGATIVE_DENTRY_KILL_MIN	10000L
 
+/*
+ * Limits are at most INT_MAX or PAGE_COUNTER_MAX, and the limits need
+ * 64BIT: the product fits (asserted in mm/memcg_negative_dentry.c).
+ */
 static inline long negative_dentry_kill_threshold(long limit)
 {
-	if (limit > LONG_MAX / NEGATIVE_DENTRY_KILL_FACTOR)
-		return LONG_MAX;
 	return max(NEGATIVE_DENTRY_KILL_FACTOR * limit, NEGATIVE_DENTRY_KILL_MIN);
 }
 
+int negative_dentry_parse_limit(char *buf, size_t len, unsigned long most,
+				const char *none, unsigned long *limit);
 struct dentry *negative_dentry_debugfs_dir(void);
 #else
 static inline bool negative_dentry_limits_enabled(void)
