@@ -25,6 +25,7 @@ DIR_MAX=256
 # By its path: a search of $PATH would leave negative dentries on the root
 # filesystem, looked up at every run, in the cgroup it runs in.
 negflood=$(command -v negflood)
+sh=$(command -v sh) rm=$(command -v rm)
 top=/sys/fs/cgroup/fstest
 images=/var/tmp/fsimages
 mnt=/mnt/fstest
@@ -87,8 +88,10 @@ freezes() { case $1 in ext4 | xfs | btrfs) return 0 ;; esac; return 1; }
 check_tmpfs() {
 	tap_check "tmpfs: $N lookups of missing names leave no negative dentry" \
 		equals "$(current tmpfs/count)" 0
-	if in_cg tmpfs/count sh -ec "for i in \$(seq 300); do : >'$dir/f'\$i; done
-		for i in \$(seq 300); do rm '$dir/f'\$i; done"; then
+	# Every program by its path, as negflood: a search of $PATH leaves
+	# negative dentries on the root filesystem, counted here.
+	if in_cg tmpfs/count "$sh" -ec "i=0; while [ \$i -lt 300 ]; do
+		: >'$dir/f'\$i; i=\$((i + 1)); done; $rm '$dir'/f*"; then
 		left=$(current tmpfs/count)
 	else
 		left="(the files could not be made and unlinked)"
