@@ -51,7 +51,7 @@ DEFINE_PER_CPU(struct memcg_negative_dentry_stock, memcg_negative_dentry_stock) 
 };
 
 /* negative_dentry_kill_threshold() of any limit fits in a long. */
-static_assert(PAGE_COUNTER_MAX <= LONG_MAX / NEGATIVE_DENTRY_KILL_FACTOR);
+static_assert(PAGE_COUNTER_MAX <= (LONG_MAX / NEGATIVE_DENTRY_KILL_FACTOR));
 
 /* memcg_negative_dentry.flags */
 #define NEGATIVE_DENTRY_KEY_HELD	0

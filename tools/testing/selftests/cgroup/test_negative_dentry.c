@@ -1427,7 +1427,7 @@ static int test_negdentry_drain_stops_at_parents_own(const char *root)
 	left = read_current(parent);
 	gone_cached = nd_cached_names(gone.dir, gone.prefix, gone.count);
 	own_cached = nd_cached_names(own.dir, own.prefix, own.count);
-	ksft_print_msg("drained: %ld of the child's %d cached, %ld of the parent's %d; .current %ld\n",
+	ksft_print_msg("cached: child's %ld of %d, parent's %ld of %d; .current %ld\n",
 		       gone_cached, CHILDS_OWN, own_cached, PARENTS_OWN, left);
 	if (gone_cached == 0 && own_cached == PARENTS_OWN &&
 	    left == PARENTS_OWN)
@@ -1473,7 +1473,7 @@ static int test_negdentry_drain_behind_positives(const char *root)
 		goto out;
 	left = settled_current(parent, BEHIND_NEGATIVES / 100);
 	first_run(st.st_ino, "drain", &scanned, &reclaimed);
-	ksft_print_msg("drain behind %d files: first run scanned %ld, reclaimed %ld; %ld of %d negatives left\n",
+	ksft_print_msg("behind %d files: run 1 scanned %ld, took %ld; %ld of %d left\n",
 		       BEHIND_FILES, scanned, reclaimed, left, BEHIND_NEGATIVES);
 	if (scanned >= BEHIND_FILES && reclaimed >= BEHIND_NEGATIVES - 100 &&
 	    left <= BEHIND_NEGATIVES / 100)
@@ -1520,9 +1520,8 @@ static int test_negdentry_limit_behind_positives(const char *root)
 	left = settled_current(cg, 1000);
 	if (!stat(cg, &st))
 		first_run(st.st_ino, "limit", &scanned, &reclaimed);
-	ksft_print_msg("limit behind %d files: first run scanned %ld, reclaimed %ld; %ld of %d negatives left, events %ld\n",
-		       BEHIND_FILES, scanned, reclaimed, left, BEHIND_NEGATIVES,
-		       max_events(cg));
+	ksft_print_msg("behind %d files: run 1 scanned %ld, took %ld; %ld of %d left\n",
+		       BEHIND_FILES, scanned, reclaimed, left, BEHIND_NEGATIVES);
 	if (scanned >= ND_RUN_BUDGET && reclaimed == 0 &&
 	    left <= nd_settled_bound(1000))
 		ret = KSFT_PASS;
@@ -1614,7 +1613,7 @@ static int test_negdentry_positives_survive(const char *root)
 	left = settled_current(cg, 1000);
 	after = nd_nr_positive();
 	gone = evicted_files(&files, 0, 3000);
-	ksft_print_msg("%ld negative left; %ld of 3000 files evicted; positive dentries %ld before, %ld after\n",
+	ksft_print_msg("%ld negative left; %ld of 3000 files evicted; positive %ld, then %ld\n",
 		       left, gone, positives, after);
 	if (left > nd_settled_bound(1000) || gone != 0 ||
 	    after < positives - 16)
@@ -1960,9 +1959,10 @@ thaw:
 	if (held >= 0 && !cg_write_numeric(cg, "memory.negative_dentry.max",
 					   FROZEN_MAX))
 		left = settled_current(cg, FROZEN_MAX);
-	ksft_print_msg("frozen: %ld runs, %ld after 3 s more, %ld kept; %ld more names: %ld killed, %ld held; thawed: %ld left\n",
-		       runs, later, kept, nd_kill_threshold(FROZEN_MAX), killed,
-		       held, left);
+	ksft_print_msg("frozen: %ld runs, %ld 3 s later, %ld kept\n",
+		       runs, later, kept);
+	ksft_print_msg("%ld more names: %ld killed, %ld held; thawed: %ld left\n",
+		       nd_kill_threshold(FROZEN_MAX), killed, held, left);
 	if (runs > 0 && later == runs && kept >= 5000 &&
 	    killed > 0 &&
 	    held <= nd_kill_threshold(FROZEN_MAX) + nd_count_slack() &&
