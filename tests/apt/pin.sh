@@ -3,7 +3,8 @@
 # our packages over Debian's, even over Debian's next point release, and
 # nothing else; without it, that point release would replace ours. The
 # repositories are package indexes alone (apt-cache and apt-get -s need no
-# packages) in an apt root of their own. TAP; exits 1 if a test failed.
+# packages) in an apt root of their own, also as a host that sets
+# APT::Default-Release. TAP; exits 1 if a test failed.
 # make repo-check installs the real packages in the Debian guest.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -44,6 +45,8 @@ installed() {
 		printf 'Description: %s\n\n' "${pv%%=*}"
 	done >"$a/status"
 }
+# APT::Default-Release, empty for none
+release=
 pinned() { cp "$here/../../userspace/apt/negdentry.pref" "$a/etc/preferences.d/"; }
 unpinned() { rm -f "$a/etc/preferences.d/negdentry.pref"; }
 apta() {
@@ -51,7 +54,8 @@ apta() {
 	shift
 	"$cmd" -o Dir="$a" -o Dir::Etc="$a/etc" -o Dir::State::status="$a/status" \
 		-o Dir::State::Lists="$a/lists" -o Dir::Cache="$a/cache" \
-		-o Debug::NoLocking=1 -o APT::Sandbox::User=root "$@"
+		-o Debug::NoLocking=1 -o APT::Sandbox::User=root \
+		-o APT::Default-Release="$release" "$@"
 }
 candidate() { apta apt-cache policy "$1" | awk '$1 == "Candidate:" { print $2 }'; }
 # simulated PACKAGE [ARG...]: the version apt-get would install
@@ -84,6 +88,14 @@ tap_check "pinned: apt-get upgrade still takes Debian's packages ours lacks" \
 	equals "$(simulated bash upgrade)" 5.2.15-2+b9
 tap_check "pinned: apt-cache policy shows the held-back Debian upload" \
 	contains "$(apta apt-cache policy systemd)" "$next"
+# A host with APT::Default-Release "bookworm", the usual advice once
+# backports is added: Debian's bookworm packages get 990 then.
+release=bookworm
+tap_check "Default-Release bookworm: Debian's next upload is not the candidate" \
+	equals "$(candidate systemd)" "$ours"
+tap_check "Default-Release bookworm: apt-get upgrade leaves our systemd alone" \
+	equals "$(simulated systemd upgrade)" ""
+release=
 unpinned
 tap_check "unpinned: apt-get upgrade would replace ours with $next" \
 	equals "$(simulated systemd upgrade)" "$next"
@@ -95,6 +107,10 @@ sources ours debian debian-next
 pinned
 tap_check "pinned: Debian's newer systemd, installed, is not downgraded" \
 	equals "$(simulated systemd upgrade)" ""
+release=bookworm
+tap_check "Default-Release bookworm: nor with Debian's at 990" \
+	equals "$(simulated systemd upgrade)" ""
+release=
 installed "systemd=$ours" "udev=$ours" bash=5.2.15-2+b2
 unpinned
 
