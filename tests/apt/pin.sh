@@ -1,10 +1,11 @@
 #!/bin/sh
 # On the host: userspace/apt/negdentry.pref, as apt itself reads it, picks
 # our packages over Debian's, even over Debian's next point release, and
-# nothing else; without it, that point release would replace ours. The
-# repositories are package indexes alone (apt-cache and apt-get -s need no
-# packages) in an apt root of their own, also as a host that sets
-# APT::Default-Release. TAP; exits 1 if a test failed.
+# nothing else; without it, that point release would replace ours. It
+# holds on a host that sets APT::Default-Release, and where apt has lost
+# our repository's index. The repositories are package indexes alone
+# (apt-cache and apt-get -s need no packages) in an apt root of their
+# own. TAP; exits 1 if a test failed.
 # make repo-check installs the real packages in the Debian guest.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -14,21 +15,34 @@ debian=$(cat "$here/../../userspace/systemd/version")
 ours=$debian+negdentry1
 # Debian's next upload: the same upstream, the next deb12uN
 next=$(echo "$debian" | awk -F'deb12u' '{ print $1 "deb12u" $2 + 1 }')
+# bookworm-backports' systemd
+backports=254.26-1~bpo12+1
 a=$(mktemp -d)
 trap 'status=$?; rm -rf "$a"; tap_exit $status' EXIT
 
-# repo NAME ORIGIN CODENAME PACKAGE=VERSION...: a flat repository's index
+# stanza PACKAGE=VERSION: the fields an index and dpkg's status share;
+# udev and systemd are built from systemd's source, as Debian's are
+stanza() {
+	p=${1%%=*}
+	printf 'Package: %s\nVersion: %s\nArchitecture: amd64\n' "$p" "${1#*=}"
+	[ "$p" = bash ] || printf 'Source: systemd\n'
+	printf 'Maintainer: nobody <nobody@localhost>\nDescription: %s\n' "$p"
+}
+# repo NAME ORIGIN CODENAME PACKAGE=VERSION...: a flat repository's index;
+# a -backports one is NotAutomatic and ButAutomaticUpgrades, as Debian's
 repo() {
-	dir=$a/repos/$1 origin=$2 codename=$3
+	dir=$a/repos/$1 origin=$2 codename=$3 auto=
 	shift 3
 	mkdir -p "$dir"
 	for pv; do
-		printf 'Package: %s\nVersion: %s\nArchitecture: amd64\n' "${pv%%=*}" "${pv#*=}"
-		printf 'Maintainer: nobody <nobody@localhost>\nFilename: ./%s.deb\n' "${pv%%=*}"
-		printf 'Size: 1\nDescription: %s\n\n' "${pv%%=*}"
+		stanza "$pv"
+		printf 'Filename: ./%s.deb\nSize: 1\n\n' "${pv%%=*}"
 	done >"$dir/Packages"
+	case $codename in *-backports) auto=yes ;; esac
 	apt-ftparchive -o APT::FTPArchive::Release::Origin="$origin" \
 		-o APT::FTPArchive::Release::Codename="$codename" \
+		-o APT::FTPArchive::Release::NotAutomatic="$auto" \
+		-o APT::FTPArchive::Release::ButAutomaticUpgrades="$auto" \
 		release "$dir" >"$dir/Release.tmp" && mv "$dir/Release.tmp" "$dir/Release"
 }
 # sources REPO...: the repositories apt reads
@@ -40,9 +54,8 @@ sources() {
 # installed PACKAGE=VERSION...: what dpkg has installed
 installed() {
 	for pv; do
-		printf 'Package: %s\nStatus: install ok installed\nVersion: %s\n' "${pv%%=*}" "${pv#*=}"
-		printf 'Architecture: amd64\nMaintainer: nobody <nobody@localhost>\n'
-		printf 'Description: %s\n\n' "${pv%%=*}"
+		stanza "$pv"
+		printf 'Status: install ok installed\n\n'
 	done >"$a/status"
 }
 # APT::Default-Release, empty for none
@@ -69,6 +82,7 @@ mkdir -p "$a/etc/preferences.d" "$a/lists/partial" "$a/cache/archives/partial"
 repo ours negdentry negdentry "systemd=$ours" "udev=$ours"
 repo debian Debian bookworm "systemd=$debian" "udev=$debian" bash=5.2.15-2+b2
 repo debian-next Debian bookworm "systemd=$next" "udev=$next" bash=5.2.15-2+b9
+repo backports "Debian Backports" bookworm-backports "systemd=$backports" "udev=$backports"
 installed "systemd=$debian" "udev=$debian" bash=5.2.15-2+b2
 
 sources ours debian
@@ -111,6 +125,31 @@ release=bookworm
 tap_check "Default-Release bookworm: nor with Debian's at 990" \
 	equals "$(simulated systemd upgrade)" ""
 release=
+installed "systemd=$ours" "udev=$ours" bash=5.2.15-2+b2
+
+# Our repository's index gone while ours is installed: its sources file
+# dropped (by configuration management, say), or the lists purged (rm -rf
+# /var/lib/apt/lists/* in an image build) and ours not fetched again.
+# apt then knows ours from dpkg's status alone, at priority 100.
+for release in "" bookworm; do
+	on="${release:+, Default-Release $release}"
+	sources debian debian-next backports
+	tap_check "pinned, our sources dropped$on: neither Debian's next upload nor backports' is the candidate" \
+		equals "$(candidate systemd)" "$ours"
+	tap_check "pinned, our sources dropped$on: apt-get upgrade leaves our systemd alone" \
+		equals "$(simulated systemd upgrade)" ""
+	sources ours debian debian-next backports
+	rm -f "$a"/lists/*_repos_ours_*
+	tap_check "pinned, our lists purged$on: apt-get upgrade leaves our systemd alone" \
+		equals "$(simulated systemd upgrade)" ""
+done
+release=
+# A host still on Debian's systemd, with the pin but not our repository,
+# takes Debian's uploads as before, and not backports'.
+installed "systemd=$debian" "udev=$debian" bash=5.2.15-2+b2
+sources debian debian-next backports
+tap_check "pinned, without our repository: Debian's installed systemd takes Debian's next upload" \
+	equals "$(simulated systemd upgrade)" "$next"
 installed "systemd=$ours" "udev=$ours" bash=5.2.15-2+b2
 unpinned
 
