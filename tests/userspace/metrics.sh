@@ -2,7 +2,7 @@
 # In the Debian guest: negative-dentry-metrics (userspace/prometheus), run
 # by its timer, read by node_exporter's textfile collector, while a unit
 # with NegativeDentryMax= floods in a slice with a larger limit of its
-# own; its cgroup filter, set in /etc/default/negative-dentry-metrics;
+# own; its cgroup filters, set in /etc/default/negative-dentry-metrics;
 # node_exporter's sysctl collector with the flags userspace/prometheus's
 # README gives for the machine-wide counts. Printed as TAP.
 #
@@ -162,7 +162,11 @@ tap_check "without a filter the file has the slice" contains "$(exported)" "/$sl
 systemctl stop $timer $svc
 echo "NEGATIVE_DENTRY_CGROUP_EXCLUDE='^/ndmetrics\.slice'" >$defaults
 systemctl start $svc
-tap_check "with $defaults excluding the slice, it has neither the slice nor its unit" \
+tap_check "with $defaults excluding the slice, it keeps its unit, which has a limit of its own" \
+	contains "$(exported)" "$cgroup"
+echo "NEGATIVE_DENTRY_CGROUP_INCLUDE='^/system\.slice'" >$defaults
+systemctl start $svc
+tap_check "with $defaults including system.slice only, it has neither the slice nor its unit" \
 	fails grep -q "cgroup=\"/$slice" $prom
 tap_check "and still the other cgroups" contains "$(exported)" /system.slice
 echo "NEGATIVE_DENTRY_CGROUP_INCLUDE='['" >$defaults
