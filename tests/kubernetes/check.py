@@ -14,7 +14,8 @@ harness/deps.sh). Then each object it gives must be:
   script of a mounted ConfigMap, each variable set one the script reads.
 The admission policy's binding must name it, and its expression, whose shape
 is fixed here, must let through exactly the CRI-O annotations of ANNOTATIONS
-that set memory.negative_dentry.max only. prometheusrule.sh must carry
+that set memory.negative_dentry.max only, and on an update (UPDATES) those
+too that the pod already had, unchanged. prometheusrule.sh must carry
 negative-dentry-alerts.yml's groups. Prints TAP; exits 1 if a test failed.
 """
 import os
@@ -108,10 +109,17 @@ CLUSTER_SCOPED = {"Namespace", "ValidatingAdmissionPolicy",
 
 # The policy's expression with its literals as {}: the test below knows
 # what this shape computes.
+# UNCHANGED lets an update keep an annotation the pod had (oldObject is
+# null for a create).
+UNCHANGED = ("(oldObject != null && has(oldObject.metadata.annotations) && "
+             "k in oldObject.metadata.annotations && "
+             "oldObject.metadata.annotations[k] == "
+             "object.metadata.annotations[k])")
 POLICY_SHAPE = ("!has(object.metadata.annotations) || "
                 "object.metadata.annotations.all(k, "
                 "!(k.startsWith({}) || k.startsWith({})) || "
-                "object.metadata.annotations[k].matches({}))")
+                "object.metadata.annotations[k].matches({}) || " +
+                UNCHANGED + ")")
 CRIO_KEYS = ["unified-cgroup.crio.io", "io.kubernetes.cri-o.UnifiedCgroup"]
 ND = "memory.negative_dentry.max"
 # (annotations, admitted)
@@ -132,6 +140,26 @@ ANNOTATIONS = [
     ({"unified-cgroup.crio.io/app": ND + "x=1"}, False),
     ({"unified-cgroup.crio.io/app": ND}, False),
     ({"unified-cgroup.crio.io": "memory.max=1"}, False),
+]
+# Updates: (old annotations, new annotations, admitted). CRI-O reads a
+# pod's annotations once, at RunPodSandbox: an update that keeps them
+# must pass (a finalizer removed, a label added, on a pod made before the
+# policy), while one that adds or changes a forbidden pair must not, as
+# a pod whose sandbox is not yet made would be run with it.
+FORBIDDEN = {"unified-cgroup.crio.io/app": "memory.max=1"}
+ALLOWED = {"unified-cgroup.crio.io/app": ND + "=1000"}
+UPDATES = [
+    (FORBIDDEN, FORBIDDEN, True),
+    (FORBIDDEN, {**FORBIDDEN, "example.com/label": "x"}, True),
+    (FORBIDDEN, {}, True),
+    (FORBIDDEN, ALLOWED, True),
+    ({}, {}, True),
+    (ALLOWED, {"unified-cgroup.crio.io/app": ND + "=2000"}, True),
+    ({}, FORBIDDEN, False),
+    (ALLOWED, FORBIDDEN, False),
+    (FORBIDDEN, {"unified-cgroup.crio.io/app": "memory.max=2"}, False),
+    (FORBIDDEN, {**FORBIDDEN, "unified-cgroup.crio.io/b": "pids.max=1"},
+     False),
 ]
 
 n = 0
@@ -180,14 +208,18 @@ def cel_string(literal):
     return re.sub(r"\\(.)", r"\1", literal[1:-1])
 
 
-def admitted(expression, annotations):
+def admitted(expression, annotations, old=None):
     """What POLICY_SHAPE, with the literals of expression, says of a pod
-    with these annotations; RE2's $ is the end of the text."""
+    with these annotations, created (old None) or updated from a pod with
+    the annotations old; RE2's $ is the end of the text."""
     literals = re.findall(r"'(?:[^'\\]|\\.)*'", expression)
     one, two, pattern = (cel_string(x) for x in literals)
     pattern = re.sub(r"\$$", r"\\Z", pattern)
     return all(not (k.startswith(one) or k.startswith(two)) or
-               re.search(pattern, v) for k, v in annotations.items())
+               re.search(pattern, v) or
+               (UNCHANGED in expression and old is not None and
+                old.get(k) == v)
+               for k, v in annotations.items())
 
 
 def daemonset_checks(ds, configmaps, scripts):
@@ -292,6 +324,11 @@ def main():
             else None
         check(got == want, f"it {'admits' if want else 'refuses'} "
               f"{annotations or 'a pod without annotations'}")
+    for old, annotations, want in UPDATES:
+        got = admitted(expression, annotations, old) \
+            if len(literals) == 3 else None
+        check(got == want, f"it {'admits' if want else 'refuses'} an "
+              f"update from {old or 'none'} to {annotations or 'none'}")
 
     with open(os.path.join(USERSPACE, "prometheus",
                            "negative-dentry-alerts.yml")) as f:
