@@ -11,7 +11,10 @@ harness/deps.sh). Then each object it gives must be:
 - in the namespace negative-dentry if its kind is namespaced, in none if not;
 - consistent: a DaemonSet's selector matches its pods, each mount names a
   volume, each ConfigMap volume a ConfigMap of the build, each command a
-  script of a mounted ConfigMap, each variable set one the script reads.
+  script of a mounted ConfigMap, each variable set one the script reads;
+- a read-only hostPath mount read-only all the way down
+  (recursiveReadOnly: Enabled), as readOnly alone leaves the mounts below
+  it writable.
 The admission policy's binding must name it, and its expression, whose shape
 is fixed here, must let through exactly the CRI-O annotations of ANNOTATIONS
 that set memory.negative_dentry.max only, and on an update (UPDATES) those
@@ -73,7 +76,9 @@ SCHEMA = {
                        "localhostProfile": str},
     "Capabilities": {"add": [str], "drop": [str]},
     "ResourceRequirements": {"requests": dict, "limits": dict},
-    "VolumeMount": {"name": str, "mountPath": str, "readOnly": bool},
+    "VolumeMount": {"name": str, "mountPath": str, "readOnly": bool,
+                    "recursiveReadOnly": {"Disabled", "IfPossible",
+                                          "Enabled"}},
     "Volume": {"name": str, "hostPath": "HostPathVolumeSource",
                "configMap": "ConfigMapVolumeSource", "emptyDir": dict},
     "HostPathVolumeSource": {"path": str,
@@ -254,6 +259,19 @@ def daemonset_checks(ds, configmaps, scripts):
                           for line in scripts[k].splitlines()
                           if not line.lstrip().startswith("#")),
                       f"{name}: the script reads ${var}")
+        # readOnly alone leaves the mounts below a hostPath writable (the
+        # node's /sys/fs/cgroup, /proc/sys, /run below its /)
+        for m in c["volumeMounts"]:
+            if "hostPath" not in volumes.get(m["name"], {}):
+                continue
+            rro = m.get("recursiveReadOnly")
+            check(rro is None or m.get("readOnly") is True,
+                  f"{name}: {m['mountPath']}: recursiveReadOnly only "
+                  "with readOnly")
+            if m.get("readOnly"):
+                check(rro == "Enabled", f"{name}: read-only hostPath "
+                      f"{m['mountPath']} is read-only all the way down",
+                      f"recursiveReadOnly: {rro}")
     for vol in volumes.values():
         if "hostPath" in vol:
             check(vol["hostPath"]["path"].startswith("/"),
