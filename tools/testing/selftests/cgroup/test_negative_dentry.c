@@ -374,6 +374,37 @@ out:
 	return ret;
 }
 
+static long read_peak_fd(int fd)
+{
+	char buf[32];
+	ssize_t len = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (len <= 0)
+		return -1;
+	buf[len] = '\0';
+	return atol(buf);
+}
+
+/*
+ * The counter of @cgroup now, the credit the cpus hold for it included:
+ * what .peak reads right after a reset through the same open file.
+ */
+static long charged_now(const char *cgroup)
+{
+	char path[PATH_MAX];
+	long charged = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/memory.negative_dentry.peak", cgroup);
+	fd = open(path, O_RDWR);
+	if (fd < 0)
+		return -1;
+	if (write(fd, "reset", 5) == 5)
+		charged = read_peak_fd(fd);
+	close(fd);
+	return charged;
+}
+
 /*
  * Twice the slots of a cpu's stock: cgroups that take a slot each in turn
  * take every slot, whichever were empty and whichever was next.
@@ -420,7 +451,7 @@ static int test_negdentry_limit_is_exact(const char *root)
 	char *gone = cg_name(root, "nd_exact_gone");
 	char *takers[SLOT_TAKERS] = { NULL };
 	int i, ret = KSFT_FAIL;
-	long waited;
+	long waited, held, taken;
 
 	if (!cg || !gone || cg_create(cg) || cg_create(gone) ||
 	    cg_write_numeric(cg, "memory.negative_dentry.max", EXACT_MAX))
@@ -431,6 +462,18 @@ static int test_negdentry_limit_is_exact(const char *root)
 			goto out;
 	}
 	if (cg_run(cg, pinned_stats_fn, &step))
+		goto out;
+	/*
+	 * The scenario, checked rather than assumed from the stock's shape:
+	 * cpu 0 holds credit for the cgroup, and the takers take it back.
+	 */
+	held = charged_now(cg);
+	if (take_slots(takers, &taker))
+		goto out;
+	taken = charged_now(cg);
+	ksft_print_msg("%d names on cpu 0: charged %ld; after %d takers %ld\n",
+		       EXACT_ALONE, held, SLOT_TAKERS, taken);
+	if (held <= EXACT_ALONE || taken != EXACT_ALONE)
 		goto out;
 	for (step.first = EXACT_ALONE; step.first < EXACT_MAX;
 	     step.first += step.count) {
@@ -702,17 +745,6 @@ out:
 }
 
 /* memory.negative_dentry.peak read through @fd from its start. */
-static long read_peak_fd(int fd)
-{
-	char buf[32];
-	ssize_t len = pread(fd, buf, sizeof(buf) - 1, 0);
-
-	if (len <= 0)
-		return -1;
-	buf[len] = '\0';
-	return atol(buf);
-}
-
 #define PEAK_NAMES	3000
 
 /*
@@ -1682,59 +1714,76 @@ static int hot_fn(const char *cgroup, void *arg)
 /*
  * Reclaim takes cold negative dentries before hot ones: names looked up
  * again and again all stay cached while a flood goes on beside them in
- * the same directory, under a cgroup limit of 5000 or a directory limit
- * of 1000, while names looked up only once, or the flood's, lose some.
+ * the same directory, under a cgroup limit of 5000, while names looked up
+ * only once lose some: the cgroup's reclaim walks its LRU lists oldest
+ * first, and meets them, older than the flood, first.
  */
-static int hot_survive(const char *root, const char *name, bool dir_limit)
+static int test_negdentry_hot_survive(const char *root)
 {
-	char *cg = cg_name(root, name);
-	struct hot want = { .dir = name, .count = dir_limit ? 300 : 2000,
-			    .flood = FLOOD / 4 };
+	static const char * const dirs[] = { "nd_hot_memcg", NULL };
+	char *cg = cg_name(root, "nd_hot_memcg");
+	struct hot want = { .dir = dirs[0], .count = 2000, .flood = FLOOD / 4 };
 	long left, hot = -1, once = -1, cold = -1;
 	int ret = KSFT_FAIL;
 
-	if (!cg || cg_create(cg))
+	if (!cg || cg_create(cg) ||
+	    cg_write_numeric(cg, "memory.negative_dentry.max", 5000) ||
+	    cg_run(cg, hot_fn, &want))
 		goto out;
-	if (dir_limit ? write_text(DENTRY_DIR_MAX, "1000", 4) < 0 :
-	    cg_write_numeric(cg, "memory.negative_dentry.max", 5000))
-		goto out;
-	if (cg_run(cg, hot_fn, &want))
-		goto out;
-	left = dir_limit ? nd_settle(nd_read_nr_negative, NULL, 0, 5000) :
-			   settled_current(cg, 5000);
+	left = settled_current(cg, 5000);
 	hot = nd_cached_names(want.dir, "hot-", want.count);
 	once = nd_cached_names(want.dir, "once-", want.count);
 	cold = nd_cached_names(want.dir, "cold-", want.flood);
 	ksft_print_msg("cached: hot %ld of %ld, once %ld of %ld, cold %ld of %ld; %ld left\n",
 		       hot, want.count, once, want.count, cold, want.flood, left);
-	/*
-	 * The control: the cgroup's reclaim walks its LRU lists oldest first,
-	 * so the names looked up once, older than the flood, lose some; a
-	 * directory's walks its children in no order of age, so the flood's.
-	 */
-	if (hot == want.count && once >= 0 && cold >= 0 &&
-	    (dir_limit ? cold < want.flood : once < want.count) &&
-	    (dir_limit || left <= nd_settled_bound(5000)))
+	if (hot == want.count && once >= 0 && once < want.count && cold >= 0 &&
+	    left <= nd_settled_bound(5000))
 		ret = KSFT_PASS;
 out:
-	if (dir_limit)
-		write_text(DENTRY_DIR_MAX, "0", 1);
 	cg_destroy(cg);
-	rmdir(name);
+	remove_dirs(dirs);
 	free(cg);
 	return ret;
 }
 
-static int test_negdentry_hot_survive(const char *root)
-{
-	return hot_survive(root, "nd_hot_memcg", false);
-}
+#define DIR_ONCE	900
+#define DIR_HOT		300
 
+/*
+ * The same for a directory's limit, whose reclaim walks the children
+ * newest first: a flood's names, the newest of all, would be all it ever
+ * met. So, with no limit set, 900 names are looked up once, then 300 hot
+ * ones twice; a limit of 1000 and one more name then have reclaim take
+ * the excess, over 300, from the first children it may take. The hot
+ * names, met first, all stay; the names looked up once lose some.
+ */
 static int test_negdentry_hot_survive_dir(const char *root)
 {
+	static const char * const dirs[] = { "nd_hot_dir", NULL };
+	long hot = -1, once = -1;
+	int ret = KSFT_FAIL;
+
+	(void)root;
 	if (nd_read_long(DENTRY_DIR_MAX) < 0)
 		return KSFT_SKIP;
-	return hot_survive(root, "nd_hot_dir", true);
+	if (write_text(DENTRY_DIR_MAX, "0", 1) < 0 || mkdir(dirs[0], 0755) ||
+	    nd_stat_missing(dirs[0], "once-", 0, DIR_ONCE) ||
+	    nd_stat_missing(dirs[0], "hot-", 0, DIR_HOT) ||
+	    nd_stat_missing(dirs[0], "hot-", 0, DIR_HOT) ||
+	    write_text(DENTRY_DIR_MAX, "1000", 4) < 0 ||
+	    nd_stat_missing(dirs[0], "over-", 0, 1))
+		goto out;
+	nd_settle(nd_read_nr_negative, NULL, 0, 5000);
+	hot = nd_cached_names(dirs[0], "hot-", DIR_HOT);
+	once = nd_cached_names(dirs[0], "once-", DIR_ONCE);
+	ksft_print_msg("cached: hot %ld of %d, once %ld of %d\n",
+		       hot, DIR_HOT, once, DIR_ONCE);
+	if (hot == DIR_HOT && once >= 0 && once < DIR_ONCE)
+		ret = KSFT_PASS;
+out:
+	write_text(DENTRY_DIR_MAX, "0", 1);
+	remove_dirs(dirs);
+	return ret;
 }
 
 /*
