@@ -3,9 +3,11 @@
 # our packages over Debian's, even over Debian's next point release, and
 # nothing else; without it, that point release would replace ours. It
 # holds on a host that sets APT::Default-Release, and where apt has lost
-# our repository's index. The repositories are package indexes alone
-# (apt-cache and apt-get -s need no packages) in an apt root of their
-# own. TAP; exits 1 if a test failed.
+# our repository's index. The user guide's rollback names our installed
+# packages, and not those removed but for their configuration files. The
+# repositories are package indexes alone (apt-cache and apt-get -s need
+# no packages) in an apt root of their own. TAP; exits 1 if a test
+# failed.
 # make repo-check installs the real packages in the Debian guest.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -80,7 +82,8 @@ simulated() {
 
 mkdir -p "$a/etc/preferences.d" "$a/lists/partial" "$a/cache/archives/partial"
 repo ours negdentry negdentry "systemd=$ours" "udev=$ours"
-repo debian Debian bookworm "systemd=$debian" "udev=$debian" bash=5.2.15-2+b2
+repo debian Debian bookworm "systemd=$debian" "udev=$debian" "systemd-timesyncd=$debian" \
+	bash=5.2.15-2+b2
 repo debian-next Debian bookworm "systemd=$next" "udev=$next" bash=5.2.15-2+b9
 repo backports "Debian Backports" bookworm-backports "systemd=$backports" "udev=$backports"
 installed "systemd=$debian" "udev=$debian" bash=5.2.15-2+b2
@@ -154,11 +157,31 @@ installed "systemd=$ours" "udev=$ours" bash=5.2.15-2+b2
 unpinned
 
 # The rollback of the user guide: the pin and the repository removed,
-# then each package of ours installed again at the Debian release's.
+# then each package of ours installed again at the Debian release's, as
+# its apt-get install line names them, taken from the guide and run on
+# our dpkg status, with an apt-get that prints what it was given. A
+# package removed but for its configuration files (rc), such as
+# systemd-timesyncd on a machine that runs chrony, is not installed and
+# must not be named.
 sources debian
 tap_check "rolled back: without /bookworm, apt keeps what is installed" \
 	equals "$(candidate systemd)" "$ours"
+{
+	stanza "systemd-timesyncd=$ours"
+	printf 'Status: deinstall ok config-files\n\n'
+} >>"$a/status"
+mkdir "$a/bin"
+printf '#!/bin/sh\necho "$@"\n' >"$a/bin/apt-get"
+chmod +x "$a/bin/apt-get"
+rollback=$(sed -n '/^    apt-get install --allow-downgrades/,/)$/s/^    //p' "$here/../../docs/user-guide.md")
+named=$(PATH=$a/bin:$PATH DPKG_ADMINDIR=$a sh -c "$rollback")
+tap_check "rolled back: the guide's line names our installed packages, at Debian's release" \
+	equals "$named" "install --allow-downgrades systemd/bookworm udev/bookworm"
+# shellcheck disable=SC2086 # the words the line gave apt-get
 tap_check "rolled back: PACKAGE/bookworm --allow-downgrades takes Debian's" \
-	equals "$(simulated systemd install --allow-downgrades systemd/bookworm udev/bookworm)" "$debian"
+	equals "$(simulated systemd $named)" "$debian"
+# shellcheck disable=SC2086
+tap_check "rolled back: and does not install systemd-timesyncd again" \
+	equals "$(simulated systemd-timesyncd $named)" ""
 # the EXIT trap removes the apt root and prints the results
 exit 0

@@ -76,7 +76,8 @@ rm /etc/apt/preferences.d/negdentry.pref /etc/apt/sources.list.d/negdentry.sourc
 apt-get update -q >/dev/null 2>&1
 tap_check "apt-get install --allow-downgrades PACKAGE/bookworm..." \
 	apt_get install -y --allow-downgrades $(dpkg-query -W \
-	-f '${Package} ${Version}\n' | awk '$2 ~ /\+negdentry/ { print $1 "/bookworm" }')
+	-f '${db:Status-Status} ${Package} ${Version}\n' |
+	awk '$1 == "installed" && $3 ~ /\+negdentry/ { print $2 "/bookworm" }')
 tap_check "every package of systemd's source is Debian's $debian" equals "$(versions)" "$debian"
 tap_check "the running systemd is Debian's" \
 	equals "$(systemctl show -P DefaultNegativeDentryMax)" ""
