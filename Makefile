@@ -9,6 +9,8 @@
 #                            checkpatch (an hour from cold)
 #   make fresh-check         make check in a new minimal Debian 12 root
 #   make stress              the stress and fault suite (DURATION=seconds)
+#   make mutants             each test that guards a defect fails on a kernel
+#                            with the defect put back (MUTANTS=names)
 #   make fstests             fstests on the base kernel and ours
 #   make workloads           the negative dentries real programs make
 #   make deb                 kernel packages (CONFIG=small|cloud|debian)
@@ -59,7 +61,7 @@ PATCH := $(BUILD)/negative-dentry.patch
 # The unit tests of the harness itself, before anything is built.
 HARNESS_TESTS := python3 -m unittest discover -s harness -p '*_test.py'
 
-.PHONY: run check fresh-check distro-check fstests workloads stress stress-stage bench insn-trace deb systemd-deb repo repo-check vm-run patch series-check harness-test deps tree kernel initramfs debian-rootfs clean
+.PHONY: run check fresh-check distro-check fstests workloads stress mutants stress-stage bench insn-trace deb systemd-deb repo repo-check vm-run patch series-check harness-test deps tree kernel initramfs debian-rootfs clean
 
 run: DEBUG_DEFAULT := 0
 run: kernel initramfs
@@ -138,11 +140,17 @@ workloads: debian-rootfs
 # make stress: the stress and fault suite alone, DURATION seconds of load
 # (600 by default) on the debug kernel; make check runs it for 90 s.
 DURATION ?= 600
+MUTANTS ?=
 stress: initramfs
 	$(MAKE) --no-print-directory stress-stage
 	harness/kernel.sh patched debug
 	harness/check.py --initramfs $(INITRAMFS) --stress-duration $(DURATION) \
 		$(if $(filter 1,$(KVM)),--kvm) stress
+
+# make mutants: harness/mutants.py's kernels, each with one defect put
+# back, and the tests that must fail on each (about 40 min for all).
+mutants: initramfs
+	harness/mutants.py $(MUTANTS)
 
 # The stress suite's folder for vm-run: its script, the TAP helpers, and
 # Debian's stress-ng with the libraries it loads (the busybox guest has

@@ -137,6 +137,11 @@ def harness_suite(guest, r, suite):
     r.check(documented_packages() == want,
             "docs/setup.md lists the packages harness/deps.sh installs",
             f"docs/setup.md {documented_packages()} != deps.sh {want}")
+    import mutants  # it imports this module
+    for mutant in mutants.MUTANTS:
+        stale = mutants.mutated(mutant)[1]
+        r.check(not stale, f"make mutants: {mutant.name} still applies to "
+                "the patched tree", "; ".join(stale))
     for script, what in HOST_TESTS:
         res = subprocess.run([os.path.join(ROOT, script)],
                              capture_output=True, text=True)
@@ -651,7 +656,8 @@ SUITES = [
     Suite("harness", "vm-run's own promises (exit status, WARN, KASAN, "
           "timeout, bad script); docs/setup.md's package table is what "
           "harness/deps.sh installs; the host tests of userspace/ "
-          "(HOST_TESTS)", harness_suite, 85, kernels=("patched-debug",),
+          "(HOST_TESTS); every mutant of make mutants still applies",
+          harness_suite, 85, kernels=("patched-debug",),
           distro="checks of the harness and the host, the same whatever "
           "kernel"),
     Suite("upstream", "the cgroup selftests test_core, test_kmem and "
