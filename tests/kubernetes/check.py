@@ -15,6 +15,10 @@ harness/deps.sh). Then each object it gives must be:
 - a read-only hostPath mount read-only all the way down
   (recursiveReadOnly: Enabled), as readOnly alone leaves the mounts below
   it writable.
+The kubepods DaemonSet's pods must be system-node-critical, with a
+ResourceQuota of the namespace that admits the class, and the script they
+run must pass tests/kubernetes/kubepods.sh, on a fake node: its results
+are tests of this run.
 The admission policy's binding must name it, and its expression, whose shape
 is fixed here, must let through exactly the CRI-O annotations of ANNOTATIONS
 that set memory.negative_dentry.max only, and on an update (UPDATES) those
@@ -43,6 +47,16 @@ SCHEMA = {
     "ObjectMeta": META,
     "v1/Namespace": TOP,
     "v1/ConfigMap": {**TOP, "data": dict},
+    "v1/ResourceQuota": {**TOP, "spec": "ResourceQuotaSpec"},
+    "ResourceQuotaSpec": {"hard": dict, "scopes": [str],
+                          "scopeSelector": "ScopeSelector"},
+    "ScopeSelector": {"matchExpressions": ["ScopedResourceSelector"]},
+    "ScopedResourceSelector": {
+        "scopeName": {"Terminating", "NotTerminating", "BestEffort",
+                      "NotBestEffort", "PriorityClass",
+                      "CrossNamespacePodAffinity"},
+        "operator": {"In", "NotIn", "Exists", "DoesNotExist"},
+        "values": [str]},
     "apps/v1/DaemonSet": {**TOP, "spec": "DaemonSetSpec"},
     "DaemonSetSpec": {"selector": "LabelSelector",
                       "template": "PodTemplateSpec",
@@ -278,6 +292,43 @@ def daemonset_checks(ds, configmaps, scripts):
                   f"{name}: hostPath {vol['name']} is absolute")
 
 
+def priority_checks(by_kind):
+    """The kubepods DaemonSet's pods are node-critical, and the namespace's
+    quota lets them be where a cluster limits the class (GKE)."""
+    (ds,) = [d for d in by_kind["DaemonSet"]
+             if d["metadata"]["name"] == "negative-dentry-kubepods"]
+    pc = ds["spec"]["template"]["spec"].get("priorityClassName")
+    check(pc == "system-node-critical", "negative-dentry-kubepods: its "
+          "pods are scheduled on a full node and evicted last "
+          "(system-node-critical)", f"priorityClassName: {pc}")
+    allowed = [e["values"] for q in by_kind.get("ResourceQuota", [])
+               for e in q["spec"].get("scopeSelector", {}).get(
+                   "matchExpressions", [])
+               if e["scopeName"] == "PriorityClass" and e["operator"] == "In"]
+    check(any(pc in v for v in allowed),
+          f"a ResourceQuota of the namespace admits pods of {pc}", allowed)
+
+
+def node_script_checks():
+    """tests/kubernetes/kubepods.sh, the node script on a fake node, its
+    results as tests of this run."""
+    res = subprocess.run(["sh", os.path.join(ROOT, "tests", "kubernetes",
+                                             "kubepods.sh")],
+                         capture_output=True, text=True)
+    why = []
+    results = 0
+    for line in res.stdout.splitlines():
+        m = re.match(r"(ok|not ok) \d+ (.*)", line)
+        if line.startswith("# "):
+            why.append(line[2:])
+        elif m:
+            results += 1
+            check(m[1] == "ok", f"kubepods.sh: {m[2]}", "\n".join(why))
+            why = []
+    check(res.returncode == 0 and results > 0,
+          "kubepods.sh: exits 0", res.stderr)
+
+
 def main():
     build = subprocess.run([KUBECTL, "kustomize", USERSPACE],
                            capture_output=True, text=True)
@@ -291,7 +342,7 @@ def main():
     objects.append(yaml.safe_load(rule.stdout))
     kinds = sorted(o["kind"] for o in objects)
     check(kinds == ["ConfigMap", "ConfigMap", "DaemonSet", "DaemonSet",
-                    "Namespace", "PrometheusRule",
+                    "Namespace", "PrometheusRule", "ResourceQuota",
                     "ValidatingAdmissionPolicy",
                     "ValidatingAdmissionPolicyBinding"],
           "the build holds the objects the README names", kinds)
@@ -319,6 +370,8 @@ def main():
     scripts = {k: v for data in configmaps.values() for k, v in data.items()}
     for ds in by_kind["DaemonSet"]:
         daemonset_checks(ds, configmaps, scripts)
+    priority_checks(by_kind)
+    node_script_checks()
 
     policy = by_kind["ValidatingAdmissionPolicy"][0]
     binding = by_kind["ValidatingAdmissionPolicyBinding"][0]

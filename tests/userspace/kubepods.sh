@@ -7,7 +7,8 @@
 #
 # On a kernel without negative dentry limits (VMRUN_KERNEL=base) it must
 # install nothing, and leave what a kernel with them left, for the metrics
-# to report as configured but not applied.
+# to report as configured but not applied. A stop of run leaves the
+# drop-ins; its uninstall mode removes them.
 . ./tap.sh
 
 kp=negative-dentry-kubepods
@@ -104,7 +105,8 @@ done
 NEGATIVE_DENTRY_POD_MAX=3000 NEGATIVE_DENTRY_CONTAINER_MAX=lots $kp install >/dev/null 2>&1
 tap_check "NEGATIVE_DENTRY_CONTAINER_MAX=lots is refused with status 2" equals $? 2
 
-# A stop while run installs: the drop-ins go all the same.
+# A stop while run installs: the pass under way ends, and the drop-ins
+# stay.
 $kp remove >/dev/null
 NEGATIVE_DENTRY_POD_MAX=4000 $kp run >/tmp/kp.run 2>&1 &
 runner=$!
@@ -112,20 +114,31 @@ within 5 test -f $units/kubepods-burstable-.slice.d/$file
 kill -TERM $runner
 wait $runner
 tap_check "a SIGTERM while run installs: it exits 0" equals $? 0
-tap_check "having removed them" installed ""
+tap_check "having installed both" installed "kubepods-besteffort-.slice.d kubepods-burstable-.slice.d "
 
-# The DaemonSet's pod: run, then SIGTERM when the DaemonSet is deleted.
+# The DaemonSet's pod: a stop (a rollout, a drain, an eviction, the
+# DaemonSet deleted) leaves the limits.
+tap_check "running pods have the new value" settles "$(limit burstable 0f3b_1)" 4000
 NEGATIVE_DENTRY_POD_MAX=4000 $kp run >/tmp/kp.run 2>&1 &
 runner=$!
-tap_check "run installs the drop-ins with its value" within 5 \
-	grep -q NegativeDentryMax=4000 $units/kubepods-burstable-.slice.d/$file
+sleep 1
 kill -TERM $runner
 wait $runner
-tap_check "and on SIGTERM exits 0" equals $? 0
-tap_check "having removed them" installed ""
+tap_check "run, then SIGTERM: exits 0" equals $? 0
+tap_check "leaving the drop-ins" installed "kubepods-besteffort-.slice.d kubepods-burstable-.slice.d "
+tap_check "and the running pods' limit" holds "$(limit burstable 0f3b_1)" 4000
+
+# The uninstall mode removes them, and once more when stopped.
+NEGATIVE_DENTRY_KUBEPODS_MODE=uninstall $kp run >/tmp/kp.run 2>&1 &
+runner=$!
+tap_check "the uninstall mode removes the drop-ins" within 5 installed ""
 tap_check "and running pods have no limit again" settles "$(limit burstable 0f3b_1)" max
 pod burstable 0f3b_5
 tap_check "nor has a new pod" holds "$(limit burstable 0f3b_5)" max
+kill -TERM $runner
+wait $runner
+tap_check "and on SIGTERM it exits 0" equals $? 0
+tap_check "with none left" installed ""
 
 systemctl stop nd-pod-0f3b_1 nd-pod-0f3b_2 nd-pod-0f3b_3 nd-pod-0f3b_5 crio-0f3b4.scope
 umount -R $HOST_ROOT
