@@ -3,8 +3,11 @@
 # node, a folder with the files it reads, with chroot and systemctl
 # stand-ins that log what they are asked. Its limits must outlive its
 # pod: a stop leaves the drop-ins, and only the uninstall mode removes
-# them. The Debian guest runs it against the real systemd
-# (tests/userspace/kubepods.sh). TAP; exits 1 if a test failed.
+# them. Where it cannot apply them (the cgroupfs driver, a kernel
+# without the file, a systemd without the setting) it must say so in its
+# textfile for node_exporter, which promtool must take. The Debian guest
+# runs it against the real systemd (tests/userspace/kubepods.sh). TAP;
+# exits 1 if a test failed.
 # shellcheck disable=SC2317 # functions called by tap_check and within
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,15 +20,19 @@ trap 'status=$?; rm -rf "$t"; tap_exit $status' EXIT
 node=$t/node
 units=$node/etc/systemd/system
 file=50-negative-dentry-kubepods.conf
-mkdir -p "$t/bin" "$units" "$node/run/systemd/system" "$node/sys/fs/cgroup/kubepods.slice"
-echo max >"$node/sys/fs/cgroup/kubepods.slice/memory.negative_dentry.max"
+pods=$node/sys/fs/cgroup/kubepods.slice
+textfile=$t/textfile/negative-dentry-kubepods.prom
+mkdir -p "$t/bin" "$units" "$node/run/systemd/system" "$pods" "$t/textfile"
+echo max >"$pods/memory.negative_dentry.max"
 # chroot ROOT COMMAND...: runs COMMAND here; systemctl logs its verb, and
-# knows NegativeDentryMax=
+# shows what $t/known holds: a systemd that knows NegativeDentryMax=
 printf '#!/bin/sh\nshift\nexec "$@"\n' >"$t/bin/chroot"
-printf '#!/bin/sh\necho "$*" >>"%s"\n[ "$1" != show ] || echo infinity\n' \
-	"$t/systemctl.log" >"$t/bin/systemctl"
+printf '#!/bin/sh\necho "$*" >>"%s"\n[ "$1" != show ] || cat "%s"\n' \
+	"$t/systemctl.log" "$t/known" >"$t/bin/systemctl"
+echo infinity >"$t/known"
 chmod +x "$t/bin/chroot" "$t/bin/systemctl"
-export PATH="$t/bin:$PATH" HOST_ROOT=$node NEGATIVE_DENTRY_POD_MAX=3000
+export PATH="$t/bin:$PATH" HOST_ROOT=$node NEGATIVE_DENTRY_POD_MAX=3000 \
+	NEGATIVE_DENTRY_KUBEPODS_TEXTFILE=$textfile
 unset NEGATIVE_DENTRY_CONTAINER_MAX NEGATIVE_DENTRY_KUBEPODS_MODE
 
 # ours: the drop-in folders of ours there are, a line each
@@ -93,5 +100,33 @@ while [ $i -lt 20 ]; do
 done
 tap_check "two installs at once both succeed, 20 times over" equals $i 20
 tap_check "and leave no temporary file" equals "$(find "$units" -type f ! -name "$file")" ""
+
+# What it says to node_exporter: applied, or not and why.
+lint() { promtool check metrics <"$textfile"; }
+status() { grep -v '^#' "$textfile"; }
+tap_check "applied: its textfile says 1" equals "$(status)" "negative_dentry_kubepods_applied 1"
+tap_check "which promtool takes" lint
+tap_check "and leaves no temporary file beside it" equals "$(ls "$t/textfile")" "${textfile##*/}"
+echo >"$t/known"
+sh "$kp" install >"$t/out" 2>&1
+tap_check "a systemd without NegativeDentryMax=: exits 0" equals $? 0
+tap_check "its log says why" contains "$(cat "$t/out")" "does not know NegativeDentryMax="
+tap_check "its textfile says 0, reason systemd" \
+	equals "$(status)" 'negative_dentry_kubepods_applied{reason="systemd"} 0'
+tap_check "which promtool takes" lint
+echo infinity >"$t/known"
+mv "$pods/memory.negative_dentry.max" "$t/max"
+sh "$kp" install >/dev/null 2>&1
+tap_check "a kernel without the file: reason kernel" \
+	equals "$(status)" 'negative_dentry_kubepods_applied{reason="kernel"} 0'
+mv "$pods" "$t/pods"
+sh "$kp" install >/dev/null 2>&1
+tap_check "the cgroupfs driver, no kubepods.slice: reason cgroupfs" \
+	equals "$(status)" 'negative_dentry_kubepods_applied{reason="cgroupfs"} 0'
+tap_check "and the drop-ins there stay" installed "$both"
+mv "$t/pods" "$pods"
+mv "$t/max" "$pods/memory.negative_dentry.max"
+sh "$kp" remove >/dev/null
+tap_check "remove takes the textfile away" test ! -e "$textfile"
 # the EXIT trap removes the node and prints the results
 exit 0

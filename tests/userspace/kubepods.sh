@@ -15,7 +15,8 @@ kp=negative-dentry-kubepods
 units=/etc/systemd/system
 file=50-negative-dentry-kubepods.conf
 pods=/sys/fs/cgroup/kubepods.slice
-export HOST_ROOT=/run/nd-host NEGATIVE_DENTRY_POD_MAX=3000
+textfile=/run/nd-kubepods.prom
+export HOST_ROOT=/run/nd-host NEGATIVE_DENTRY_POD_MAX=3000 NEGATIVE_DENTRY_KUBEPODS_TEXTFILE=$textfile
 mkdir -p $HOST_ROOT
 mount --rbind / $HOST_ROOT
 # a slave, so that the umount at the end does not spread to / (shared)
@@ -35,10 +36,14 @@ ours() {
 	done
 }
 installed() { equals "$(ours | tr '\n' ' ')" "$1"; }
+# what it told node_exporter
+applied() { grep -v '^#' $textfile; }
 
 $kp install >/tmp/kp.out 2>&1
 tap_check "without kubepods.slice (the cgroupfs driver) install exits 0" equals $? 0
 tap_check "and installs nothing" installed ""
+tap_check "and says so to node_exporter" \
+	equals "$(applied)" 'negative_dentry_kubepods_applied{reason="cgroupfs"} 0'
 pod burstable 0f3b_1
 pod besteffort 0f3b_2
 
@@ -47,11 +52,13 @@ if [ "$VMRUN_KERNEL" = base ]; then
 	tap_check "on a kernel without the file it says so" \
 		mentions "$(cat /tmp/kp.out)" "no memory.negative_dentry.max"
 	tap_check "and installs nothing" installed ""
+	tap_check "and says so to node_exporter" \
+		equals "$(applied)" 'negative_dentry_kubepods_applied{reason="kernel"} 0'
 	mkdir -p $units/kubepods-burstable-.slice.d
 	printf '[Slice]\nNegativeDentryMax=1\n' >$units/kubepods-burstable-.slice.d/$file
 	$kp install >/dev/null 2>&1
 	tap_check "and leaves what a kernel with it left" installed "kubepods-burstable-.slice.d "
-	rm -r $units/kubepods-burstable-.slice.d
+	rm -r $units/kubepods-burstable-.slice.d $textfile
 	systemctl stop nd-pod-0f3b_1 nd-pod-0f3b_2
 	umount -R $HOST_ROOT
 	tap_done
@@ -61,6 +68,7 @@ $kp install >/tmp/kp.out 2>&1
 tap_check "install exits 0" equals $? 0
 tap_check "it installs the burstable and best-effort pod drop-ins" \
 	installed "kubepods-besteffort-.slice.d kubepods-burstable-.slice.d "
+tap_check "and tells node_exporter" equals "$(applied)" "negative_dentry_kubepods_applied 1"
 tap_check "a burstable pod that was running gets the limit" settles "$(limit burstable 0f3b_1)" 3000
 tap_check "a best-effort pod that was running gets the limit" settles "$(limit besteffort 0f3b_2)" 3000
 # A pod slice as the kubelet makes it, through runc's systemd driver: a
@@ -139,6 +147,7 @@ kill -TERM $runner
 wait $runner
 tap_check "and on SIGTERM it exits 0" equals $? 0
 tap_check "with none left" installed ""
+tap_check "nor the file for node_exporter" test ! -e $textfile
 
 systemctl stop nd-pod-0f3b_1 nd-pod-0f3b_2 nd-pod-0f3b_3 nd-pod-0f3b_5 crio-0f3b4.scope
 umount -R $HOST_ROOT
