@@ -14,7 +14,9 @@ harness/deps.sh). Then each object it gives must be:
   script of a mounted ConfigMap, each variable set one the script reads;
 - a read-only hostPath mount read-only all the way down
   (recursiveReadOnly: Enabled), as readOnly alone leaves the mounts below
-  it writable.
+  it writable;
+- a hostPath of systemd's folders of type Directory, not made where it
+  is missing.
 The kubepods DaemonSet's pods must be system-node-critical, with a
 ResourceQuota of the namespace that admits the class, and the script they
 run must pass tests/kubernetes/kubepods.sh, on a fake node: its results
@@ -290,6 +292,13 @@ def daemonset_checks(ds, configmaps, scripts):
         if "hostPath" in vol:
             check(vol["hostPath"]["path"].startswith("/"),
                   f"{name}: hostPath {vol['name']} is absolute")
+            # made where it is missing, it would fool the script's
+            # test of a systemd node
+            if vol["hostPath"]["path"].startswith("/etc/systemd"):
+                check(vol["hostPath"].get("type") == "Directory",
+                      f"{name}: hostPath {vol['name']} must be there "
+                      "already (type Directory)",
+                      f"type: {vol['hostPath'].get('type')}")
 
 
 def priority_checks(by_kind):

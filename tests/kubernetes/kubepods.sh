@@ -128,5 +128,13 @@ mv "$t/pods" "$pods"
 mv "$t/max" "$pods/memory.negative_dentry.max"
 sh "$kp" remove >/dev/null
 tap_check "remove takes the textfile away" test ! -e "$textfile"
+
+# A node not booted with systemd, whose /etc/systemd/system a host path
+# of type DirectoryOrCreate would have made.
+rmdir "$node/run/systemd/system"
+sh "$kp" install >"$t/out" 2>&1
+tap_check "a node without /run/systemd/system: install exits 1" equals $? 1
+tap_check "saying it was not booted with systemd" contains "$(cat "$t/out")" "not booted with systemd"
+tap_check "and installs nothing" installed ""
 # the EXIT trap removes the node and prints the results
 exit 0
