@@ -3,6 +3,7 @@
 # cgroup tree data/, with each awk found (the Debian guest has mawk),
 # must write expected.prom; its cgroup filters must keep what they name,
 # and bad arguments must fail with a message and leave the file alone;
+# its service must log nothing for a run that succeeds;
 # promtool check metrics must take what it writes; promtool test rules
 # must pass the alerts' tests. TAP; exits 1 if a test failed.
 set -u
@@ -175,6 +176,14 @@ bad "-x with a bad regular expression" "not a regular expression" -x 'a[b'
 bad "an unknown option" usage -q
 bad "-o without its file" usage -o
 bad "an operand" usage extra
+
+# The service logs nothing for a run that succeeds (systemd's messages
+# about it are at info), and what the program prints above that.
+unit() { sed -n "s/^$1=//p" "$prom/negative-dentry-metrics.service"; }
+check "the service drops systemd's info messages about its runs (LogLevelMax=notice)" \
+	equals "$(unit LogLevelMax)" notice
+check "and logs what the program prints at warning (SyslogLevel=warning)" \
+	equals "$(unit SyslogLevel)" warning
 
 check "promtool check rules negative-dentry-alerts.yml" \
 	promtool check rules "$prom/negative-dentry-alerts.yml"

@@ -4,7 +4,8 @@
 # with NegativeDentryMax= floods in a slice with a larger limit of its
 # own; its cgroup filters, set in /etc/default/negative-dentry-metrics;
 # node_exporter's sysctl collector with the flags userspace/prometheus's
-# README gives for the machine-wide counts. Printed as TAP.
+# README gives for the machine-wide counts; a run that succeeds logs
+# nothing, a failed one says why. Printed as TAP.
 #
 # On a kernel without negative dentry limits (VMRUN_KERNEL=base): the
 # program runs and writes a file node_exporter takes, with no cgroup's
@@ -102,6 +103,15 @@ tap_check "the timer is active" equals "$(systemctl is-active $timer)" active
 tap_check "its run wrote $prom" test -s $prom
 wait_for ran
 tap_check "and exited 0, sandboxed" ran
+# Runs that succeed log nothing, neither systemd about the unit nor the
+# program.
+since=$(date +%s)
+sleep 1
+systemctl start $svc
+systemctl start $svc
+journalctl --sync
+tap_check "two runs that succeed leave nothing in the journal" \
+	equals "$(journalctl -q -u $svc --since "@$since" -o cat)" ""
 wait_for served
 tap_check "node_exporter serves metrics" served
 tap_check "node_textfile_scrape_error is 0" has "node_textfile_scrape_error 0"
