@@ -115,6 +115,15 @@ tap_check "its textfile says 0, reason systemd" \
 	equals "$(status)" 'negative_dentry_kubepods_applied{reason="systemd"} 0'
 tap_check "which promtool takes" lint
 echo infinity >"$t/known"
+mkdir "$node/proc"
+echo "ro cgroup.memory=nosocket,nokmem quiet" >"$node/proc/cmdline"
+sh "$kp" install >"$t/out" 2>&1
+tap_check "a kernel booted with cgroup.memory=nokmem: reason nokmem" \
+	equals "$(status)" 'negative_dentry_kubepods_applied{reason="nokmem"} 0'
+tap_check "its log says why" contains "$(cat "$t/out")" "cgroup.memory=nokmem"
+echo "ro cgroup.memory=nosocket quiet" >"$node/proc/cmdline"
+sh "$kp" install >/dev/null 2>&1
+tap_check "cgroup.memory=nosocket alone: applied" equals "$(status)" "negative_dentry_kubepods_applied 1"
 mv "$pods/memory.negative_dentry.max" "$t/max"
 sh "$kp" install >/dev/null 2>&1
 tap_check "a kernel without the file: reason kernel" \

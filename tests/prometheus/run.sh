@@ -106,6 +106,26 @@ fake_systemctl 'infinity\n'
 mkdir -p "$tmp/nomemory/init.scope"
 check "nor a kernel series where no cgroup has the memory controller" \
 	equals "$(machine "$tmp/nomemory" kernel_supported)" ""
+# Booted with cgroup.memory=nokmem, the kernel has the files but refuses
+# every limit (EOPNOTSUPP): proc/cmdline under the -s root says so.
+cp -R "$here/systemd" "$tmp/nokmem"
+mkdir "$tmp/nokmem/proc"
+# kernel_with CMDLINE: negative_dentry_kernel_supported on data/, the
+# kernel booted with CMDLINE
+kernel_with() {
+	echo "$1" >"$tmp/nokmem/proc/cmdline"
+	sh "$prom/negative-dentry-metrics" -r "$here/data" -s "$tmp/nokmem" -o - |
+		grep '^negative_dentry_kernel_supported '
+}
+for cmdline in "ro cgroup.memory=nokmem quiet" "cgroup.memory=nosocket,nokmem" \
+	"root=/dev/vda cgroup.memory=nokmem,nosocket"; do
+	check "booted with $cmdline: the kernel has no limits" \
+		equals "$(kernel_with "$cmdline")" "negative_dentry_kernel_supported 0"
+done
+for cmdline in "ro quiet" "cgroup.memory=nosocket" "x.cgroup.memory=nokmem"; do
+	check "booted with $cmdline: it has them" \
+		equals "$(kernel_with "$cmdline")" "negative_dentry_kernel_supported 1"
+done
 
 # Filters on the cgroup path, an extended regular expression each.
 metrics "$here/data" "$tmp/in.prom" -i '^/system\.slice/'
