@@ -72,10 +72,13 @@ tap_check "and tells node_exporter" equals "$(applied)" "negative_dentry_kubepod
 tap_check "a burstable pod that was running gets the limit" settles "$(limit burstable 0f3b_1)" 3000
 tap_check "a best-effort pod that was running gets the limit" settles "$(limit besteffort 0f3b_2)" 3000
 # A pod slice as the kubelet makes it, through runc's systemd driver: a
-# transient unit started over D-Bus, with its memory accounting on.
-busctl call org.freedesktop.systemd1 /org/freedesktop/systemd1 \
+# transient unit started over D-Bus, with its memory accounting on. A
+# call that failed would leave systemd-run below to make the slice, as a
+# plain slice: the test would pass without testing the kubelet's way.
+tap_check "systemd starts a transient pod slice over D-Bus, as the kubelet does" \
+	busctl call org.freedesktop.systemd1 /org/freedesktop/systemd1 \
 	org.freedesktop.systemd1.Manager StartTransientUnit 'ssa(sv)a(sa(sv))' \
-	kubepods-burstable-pod0f3b_3.slice replace 1 MemoryAccounting b true 0 >/dev/null
+	kubepods-burstable-pod0f3b_3.slice replace 1 MemoryAccounting b true 0
 systemd-run --quiet --unit nd-pod-0f3b_3 --slice=kubepods-burstable-pod0f3b_3.slice \
 	/bin/sleep infinity
 tap_check "a new pod, a transient slice as the kubelet makes it, gets it" \
