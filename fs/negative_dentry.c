@@ -1,29 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Negative dentry limits: the per-directory limit, and what it shares with
- * the per-cgroup one.
+ * Negative dentry limits: fs.dentry-dir-max, and the static key, workqueue,
+ * totals and debugfs directory it shares with memory.negative_dentry.max.
  *
- * fs.dentry-dir-max bounds the negative children of each directory, as the
- * directory's inode counts them (d_negative_children()). The final dput()
- * of a negative dentry in a directory over the limit, or an unlink that
- * leaves one on the LRU there, queues the directory for negative_dir_work,
- * which trims its cold negative children to the limit less a margin, a
- * bounded number per run. Past negative_dentry_kill_threshold() the final
- * dput() kills the dentry instead. The verdicts on a dentry and its
- * disposal are fs/dcache.c's; memory.negative_dentry.max
- * (mm/memcg_negative_dentry.c) uses them too, through
- * fs/negative_dentry_lru.c. Both limits share what is here besides: the
- * static key, the workqueue, the totals and their debugfs directory.
+ * The final dput() of a negative dentry, or an unlink leaving one on the LRU,
+ * queues its directory, if over the limit, for negative_dir_work, which trims
+ * its cold negative children to the limit less a margin, a bounded number per
+ * run; past negative_dentry_kill_threshold() the final dput() kills the dentry
+ * instead. The verdicts and disposal are in fs/dcache.c.
  *
- * A queued directory is pinned. So that no reference survives into umount
- * or a remount read-only, negative_dentry_quiesce() drops the queued
- * directories of a superblock, and waits for the one being worked on.
- *
- * Reclaim never works on a frozen filesystem (negative_dentry_lock_sb()).
- * The worker drops a directory's last reference outside
- * negative_dirs_mutex and s_umount, so that the final iput() of an
- * unlinked directory on a frozen filesystem, which waits for the thaw,
- * holds up neither the thaw nor the umount of another filesystem.
+ * A queued directory is pinned (see negative_dentry_quiesce()). The worker
+ * drops it outside negative_dirs_mutex and s_umount: the final iput() of an
+ * unlinked directory on a frozen filesystem waits for the thaw, and must
+ * hold up neither the thaw nor the umount of another filesystem.
  */
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
@@ -96,10 +85,7 @@ static long negative_dir_excess(long negatives, long limit)
 	return max(negatives - negative_dentry_target(limit), 0L);
 }
 
-/*
- * Queue the directory of @dentry, locked, if it exceeds @limit with @more
- * negative children than its count holds; return how many it has so.
- */
+/* Return the parent's negative children plus @more; queue it if over @limit. */
 static long negative_dentry_dir_check(struct dentry *dentry, long limit,
 				      long more)
 {
@@ -113,13 +99,10 @@ static long negative_dentry_dir_check(struct dentry *dentry, long limit,
 
 /**
  * negative_dentry_unlinked - a dentry on the LRU turned negative
- * @dentry: locked, counted as a negative dentry on the LRU from now on
- *	(d_delete() of an unused file)
+ * @dentry: locked, now counted as negative on the LRU (by d_delete())
  *
- * Queues its directory for reclaim if it exceeds fs.dentry-dir-max: the
- * final dput() of a dentry already on the LRU does not come through
- * d_lru_add(), and create, close and unlink of new names is a common way
- * to fill a directory with negative dentries.
+ * Queues its directory if over the limit, as its final dput() skips
+ * d_lru_add(): create, close and unlink of new names often fill directories.
  */
 void negative_dentry_unlinked(struct dentry *dentry)
 {
@@ -133,11 +116,9 @@ void negative_dentry_unlinked(struct dentry *dentry)
  * negative_dentry_dir_kill - does the directory limit say to kill a dentry?
  * @dentry: negative, locked, unused, about to be added to the LRU
  *
- * Queues the directory of @dentry for reclaim if it exceeds
- * fs.dentry-dir-max with @dentry, whatever becomes of @dentry.
+ * Queues the directory if @dentry takes it over the limit, whatever its fate.
  *
- * Return: true if the directory is far over the limit, so that the final
- * dput() should kill @dentry rather than keep it.
+ * Return: true if the directory is so far over that dput() must kill @dentry.
  */
 bool negative_dentry_dir_kill(struct dentry *dentry)
 {
@@ -171,13 +152,10 @@ void negative_dentry_reclaimed(struct dentry *dentry)
 
 /**
  * negative_dentry_queue_dir - queue a directory for negative dentry reclaim
- * @dir: a directory pinned by a child whose d_lock may be held, or found
- *	under rcu_read_lock()
+ * @dir: pinned by a child whose d_lock may be held, or under rcu_read_lock()
  *
- * Best effort: it never sleeps and never fails the caller. If the
- * directory is busy or there is no memory for the queue entry, it is not
- * queued this time; the next negative dentry it keeps tries again, and the
- * kill on dput() bounds it meanwhile.
+ * Best effort, never sleeps or fails: if busy or out of memory, the next
+ * negative dentry it keeps retries; the kill on dput() bounds it meanwhile.
  */
 void negative_dentry_queue_dir(struct dentry *dir)
 {
@@ -209,10 +187,7 @@ void negative_dentry_queue_dir(struct dentry *dir)
 	queue_work(negative_dentry_wq, &negative_dir_work);
 }
 
-/*
- * Unqueue, with negative_dirs_mutex held: the cursor leaves the children.
- * The caller then drops the directory and the cursor (negative_dir_put()).
- */
+/* Caller holds negative_dirs_mutex, then calls negative_dir_put(). */
 static void negative_dir_unqueue(struct negative_dir *ndir)
 {
 	struct dentry *dir = ndir->dir;
@@ -235,13 +210,11 @@ static void negative_dir_put(struct negative_dir *ndir)
  * negative_dentry_lock_sb - take a superblock's s_umount shared, for reclaim
  * @sb: the superblock
  *
- * Reclaim must not work on a frozen filesystem: killing a dentry may be the
- * final iput() of an unlinked directory, which waits for the thaw, and the
- * thaw waits for the s_umount that reclaim holds. Freezing takes s_umount
- * exclusively, so what is read under it holds until up_read().
+ * Not on a frozen filesystem: killing a dentry may be the final iput() of an
+ * unlinked directory, which waits for the thaw, and the thaw for our s_umount.
+ * Freezing takes s_umount exclusively, so the check holds until up_read().
  *
- * Return: true with s_umount held shared if that did not have to wait and
- * @sb is not frozen, false with nothing held otherwise.
+ * Return: true with s_umount held shared if free and @sb unfrozen, else false.
  */
 bool negative_dentry_lock_sb(struct super_block *sb)
 {
@@ -253,10 +226,7 @@ bool negative_dentry_lock_sb(struct super_block *sb)
 	return false;
 }
 
-/*
- * Set how many negative children of a queued directory to take, from its
- * count now: none if it is no longer over the limit.
- */
+/* Set how many negative children to take from the directory's count now. */
 static void negative_dir_set_target(struct negative_dir *ndir, long limit)
 {
 	long negatives = d_negative_children(ndir->dir);
@@ -268,12 +238,9 @@ static void negative_dir_set_target(struct negative_dir *ndir, long limit)
 }
 
 /*
- * Trim the cold negative children of a queued directory, from its cursor
- * on, a batch at a time while *@budget lasts. The first pass over the
- * children spares hot negative ones, the second ages them: the next
- * episode takes them unless they are looked up again.
- *
- * Return: true when the directory is done with, false to come back to it.
+ * Trim cold negative children from the cursor on while *@budget lasts; return
+ * true once done. The first pass spares hot negative ones, the second ages
+ * them: the next episode takes them unless they are looked up again.
  */
 static bool negative_dir_trim(struct negative_dir *ndir, long limit,
 			      long *budget)
@@ -298,9 +265,8 @@ static bool negative_dir_trim(struct negative_dir *ndir, long limit,
 		if (ndir->to_reclaim <= 0 || (scan.end && ++ndir->passes >= 2))
 			done = true;
 		/*
-		 * Negative children that came meanwhile did not queue the
-		 * directory, which was queued: go on while it is over the
-		 * limit and trimming gets somewhere.
+		 * New negative children could not queue it, as it is queued:
+		 * go on while it is over the limit and trimming gets somewhere.
 		 */
 		if (done && ndir->reclaimed &&
 		    d_negative_children(dir) > limit) {
@@ -314,12 +280,9 @@ static bool negative_dir_trim(struct negative_dir *ndir, long limit,
 }
 
 /*
- * Take s_umount shared and trim a queued directory to the limit less a
- * margin. Return true at once, so that the directory is dropped, if the
- * limit was cleared, the directory was unlinked, s_umount is contended or
- * the filesystem is frozen.
- *
- * Return: true when the directory is done with, false to come back to it.
+ * Trim a queued directory under s_umount shared. Return true, to drop it,
+ * once done, or at once if the limit was cleared, the directory unlinked,
+ * s_umount is contended or the filesystem is frozen.
  */
 static bool negative_dir_reclaim(struct negative_dir *ndir, long *budget)
 {
@@ -393,13 +356,11 @@ static void negative_dir_workfn(struct work_struct *work)
 
 /**
  * negative_dentry_quiesce - drop everything reclaim holds of a superblock
- * @sb: superblock about to be shut down or made read-only, s_umount held
- *	exclusively
+ * @sb: about to be shut down or made read-only, s_umount held exclusively
  *
- * Drops the queued directories of @sb and waits for the one being worked
- * on or dropped, so that umount finds no dentry in use and remount
- * read-only finds no unlinked directory kept alive by reclaim. A
- * directory of another superblock being dropped is not waited for.
+ * Drops the queued directories of @sb and waits for the one of @sb being
+ * worked on or dropped, so that umount finds no dentry in use and remount
+ * read-only no unlinked directory kept alive by reclaim.
  */
 void negative_dentry_quiesce(struct super_block *sb)
 {
@@ -423,18 +384,17 @@ void negative_dentry_quiesce(struct super_block *sb)
 
 /**
  * negative_dentry_parse_limit - read a limit written by user space
- * @buf: what was written, NUL-terminated after @len bytes (by kernfs and
- *	by the sysctl code both); blanks around it are stripped in place
+ * @buf: the write, NUL-terminated after @len bytes (by kernfs and sysctl
+ *	both); blanks around it are stripped in place
  * @len: the length of the write
  * @most: the largest count taken
  * @none: the word that sets no limit, or NULL
- * @limit: set to the count, or to ULONG_MAX for @none (so @most must be
- *	below ULONG_MAX where @none is given)
+ * @limit: set to the count, or ULONG_MAX for @none (so @most must be less)
  *
  * A limit is decimal digits alone, or @none: no sign, base prefix, second
  * number or NUL, which would hide what follows it.
  *
- * Return: 0, or -EINVAL, and @limit is left alone.
+ * Return: 0, or -EINVAL with @limit left alone.
  */
 int negative_dentry_parse_limit(char *buf, size_t len, unsigned long most,
 				const char *none, unsigned long *limit)
@@ -496,10 +456,7 @@ static int negative_dentry_total_get(void *data, u64 *val)
 DEFINE_DEBUGFS_ATTRIBUTE(negative_dentry_total_fops,
 			 negative_dentry_total_get, NULL, "%llu\n");
 
-/*
- * How many limits hold the static key that switches their work in lookups
- * and dput() on, one lifted less than a second ago included.
- */
+/* Limits holding the static key, one lifted under a second ago included. */
 static int negative_dentry_limits_get(void *data, u64 *val)
 {
 	*val = max(static_key_count(&negative_dentry_limits.key.key), 0);
@@ -509,10 +466,9 @@ DEFINE_DEBUGFS_ATTRIBUTE(negative_dentry_limits_fops,
 			 negative_dentry_limits_get, NULL, "%llu\n");
 
 /**
- * negative_dentry_debugfs_dir - the debugfs directory of the limits
+ * negative_dentry_debugfs_dir - negative_dentry/ in debugfs, for both limits
  *
- * For the files of both limits: negative_dentry/ in debugfs, made by the
- * first caller. Only called at boot, one initcall after the other.
+ * Made by the first caller; only initcalls call it, one after the other.
  *
  * Return: the directory, or an error pointer debugfs takes as a parent.
  */

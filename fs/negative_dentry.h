@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Negative dentry limits inside fs/: the hooks fs/dcache.c calls, and the
- * count of a directory's negative children that the per-directory limit
- * reads. The dcache building blocks the limits use are declared in
- * fs/internal.h.
+ * per-directory count. The dcache helpers they use are in fs/internal.h.
  */
 #ifndef _FS_NEGATIVE_DENTRY_H
 #define _FS_NEGATIVE_DENTRY_H
@@ -15,10 +13,9 @@
 
 #ifdef CONFIG_NEGATIVE_DENTRY_LIMITS
 /*
- * The children of @dir that are negative and on the LRU, as its inode
- * counts them (d_negative_child_account()). The caller keeps @dir
- * positive: it holds the d_lock of a child of @dir, or a reference to
- * @dir, which d_delete() then only unhashes.
+ * @dir's negative children on the LRU (d_negative_child_account()). The caller
+ * keeps @dir positive by a child's d_lock or a reference (d_delete() only
+ * unhashes).
  */
 static inline long d_negative_children(const struct dentry *dir)
 {
@@ -38,9 +35,8 @@ void negative_dentry_queue_dir(struct dentry *dir);
 void negative_dentry_quiesce(struct super_block *sb);
 
 /*
- * @dentry, locked and on the LRU, just turned negative: its directory may
- * now exceed fs.dentry-dir-max. Not if it is unhashed (d_delete() under
- * fs.dentry-negative): it cannot be kept, and goes at its final dput().
+ * @dentry, locked and on the LRU, just turned negative: check its directory,
+ * unless unhashed (fs.dentry-negative) and so going at its final dput().
  */
 static inline void d_negative_unlinked(struct dentry *dentry)
 {

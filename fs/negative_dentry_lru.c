@@ -3,25 +3,19 @@
  * Negative dentry reclaim from a memcg's own dentry LRU lists, for
  * memory.negative_dentry.max (mm/memcg_negative_dentry.c).
  *
- * The lists of a memcg are found through its shrinker maps, which say on
- * which superblocks, and nodes, it has dentries: no superblock it never
- * touched is visited and sb_lock is never taken. Each list is walked
- * oldest first with the verdicts of the per-directory limit, in batches,
- * under the superblock's s_umount taken shared and never on a frozen
- * filesystem (negative_dentry_lock_sb()). The positive dentries walked
- * over keep their places on the list, and each batch goes on after the
- * last of them.
+ * The memcg's shrinker maps name only its superblocks and nodes, so sb_lock is
+ * never taken. Each list is walked oldest first, in batches, with the
+ * per-directory limit's verdicts, under s_umount (negative_dentry_lock_sb()).
  *
- * No pass relies on where another left anything: several may walk one
- * list at once (a cgroup's work, a task's reclaim, an ancestor's work, a
- * drain), each with its own bookmark, which the others walk over as over
- * any positive dentry. A reclaim pass out of budget rotates the list up
- * to its own bookmark, from the head or just after a removed cgroup's
- * dentries there, a range that is always whole, and its next run resumes
- * by count (struct negative_dentry_cursor). A drain never rotates: the
- * removed cgroup's positive dentries stay at the head of the list, older
- * than the parent's, and a drain pass goes on to the first live dentry, a
- * finite run, yielding only to a writer of s_umount.
+ * Passes may walk one list at once (a cgroup's work, a task's reclaim, an
+ * ancestor's work, a drain), each after its own bookmark, which the others
+ * pass like any positive dentry; positives keep their places. A reclaim pass
+ * out of budget rotates the list up to its bookmark, from the head or just
+ * after a removed cgroup's dentries (always a whole range), and its next run
+ * resumes by count (struct negative_dentry_cursor). A drain never rotates:
+ * the removed cgroup's positives stay at the head, older than the parent's,
+ * and a drain goes on to the first live dentry, a finite run, yielding only
+ * to a writer of s_umount.
  */
 #include <linux/fs.h>
 #include <linux/list_lru.h>
@@ -50,11 +44,7 @@ static bool negative_dentry_before_cursor(struct negative_dentry_reclaim *sc,
 	       shrinker->id < cur->shrinker_id;
 }
 
-/*
- * How many dentries of the list of @shrinker, @count long, to look at: if
- * a reclaim with a cursor reached its list or a later one, what the
- * cursor kept for its list, and the cursor is used up.
- */
+/* How many of @shrinker's @count dentries to scan; uses up a valid cursor. */
 static unsigned long negative_dentry_resume(struct negative_dentry_reclaim *sc,
 					    struct shrinker *shrinker,
 					    unsigned long count)
@@ -69,11 +59,7 @@ static unsigned long negative_dentry_resume(struct negative_dentry_reclaim *sc,
 	return count;
 }
 
-/*
- * If @shrinker is a superblock's, make one pass, oldest first, over that
- * superblock's dentry LRU list of @arg's cgroup and node. Return false
- * once the pass has reclaimed enough or spent its budget.
- */
+/* Pass over @arg's list on @shrinker's superblock; false once @arg is done. */
 static bool negative_dentry_reclaim_shrinker(struct shrinker *shrinker,
 					     void *arg)
 {
@@ -120,19 +106,16 @@ static bool negative_dentry_reclaim_shrinker(struct shrinker *shrinker,
 		cond_resched();
 	}
 	/*
-	 * The positive dentries walked over keep their places, unless the
-	 * budget ran out short of both the quota and the end of the list:
-	 * the next run would then find them in its way and get no further,
-	 * so they go to the tail, as rotated, for it to get past them.
+	 * If the budget ran out short of both the quota and the end of the
+	 * list, the positives walked over go to the tail, as rotated: the next
+	 * run would otherwise find them in its way and get no further.
 	 */
 	to_tail = !sc->drain && left && sc->budget <= 0 &&
 		  sc->reclaimed < sc->nr_to_reclaim;
 	d_negative_reclaim_end(sb, sc, &mark, to_tail);
 	/*
-	 * Out of budget: the next run goes on from here, past the positive
-	 * dentries just put at the tail, or from the next list if this one
-	 * is done. Starting each run from the first list instead would meet
-	 * the same positives every time and never reach what is behind them.
+	 * Out of budget: the next run resumes here, past those positives, or
+	 * at the next list, rather than meet them at the first list each time.
 	 */
 	if (sc->cursor && sc->budget <= 0)
 		*sc->cursor = (struct negative_dentry_cursor) {
@@ -147,15 +130,12 @@ static bool negative_dentry_reclaim_shrinker(struct shrinker *shrinker,
 
 /**
  * negative_dentry_reclaim_memcg - reclaim from a memcg's dentry LRU lists
- * @map_memcg: the memcg whose shrinker maps name the superblocks to visit:
- *	@sc->memcg itself, or, to drain it, a removed child whose dentries
- *	were spliced to the lists of @sc->memcg
- * @sc: the lists, of @sc->memcg on every node, and how to reclaim from
- *	them; @sc->nid is set for each node in turn
+ * @map_memcg: whose shrinker maps name the superblocks: @sc->memcg, or, to
+ *	drain, a removed child whose dentries went to @sc->memcg's lists
+ * @sc: the reclaim, over @sc->memcg's lists on every node (sets @sc->nid)
  *
- * A first reclaim over a cgroup's lists spares hot negative dentries; only
- * if that fell short should the caller make a second with @sc->age, so
- * that the cold ones of every list go first. Might sleep.
+ * Set @sc->age only after a reclaim without it fell short, so that the cold
+ * negative dentries of every list go first. Might sleep.
  *
  * Return: true once @sc has reclaimed enough or spent its budget.
  */

@@ -5,32 +5,29 @@
  *
  * What user space sees:
  *
- * - memory.negative_dentry.current: the negative dentries of the cgroup
- *   and its descendants on their LRU lists, unused and cached. Exact
- *   while none changes; while they change, off by at most a batch
- *   (MEMCG_NEGATIVE_DENTRY_CHARGE_BATCH) for each cpu either way.
- * - memory.negative_dentry.max: "max", or a count in decimal digits.
- *   Past it, a work item reclaims the subtree's unused negative dentries,
- *   coldest first, down to seven eighths of it; a task that outruns the
- *   work reclaims on its way back to user space; past four times it (at
- *   least 10000), a final dput() frees a negative dentry at once.
- *   Anything else written fails with EINVAL and leaves the limit.
- * - memory.negative_dentry.peak: the most .current read before the
- *   charges ahead are given back: at most a batch for each cpu above it.
- *   A write resets it for the file it was written to, as memory.peak.
- * - memory.negative_dentry.events and .events.local: "max N", the times
- *   the count of the subtree, or of the cgroup's own limit, went past a
- *   limit, counted once until reclaim brings it back.
+ * - .current: the negative dentries of the cgroup and its descendants on
+ *   their LRU lists. Exact while none changes; otherwise off by at most a
+ *   batch (MEMCG_NEGATIVE_DENTRY_CHARGE_BATCH) per cpu either way.
+ * - .max: "max" or a decimal count; anything else fails with EINVAL and
+ *   leaves the limit. Past it, a work item reclaims the subtree's unused
+ *   negative dentries, coldest first, down to seven eighths of it; a task
+ *   that outruns the work reclaims on its way back to user space; past
+ *   four times it (at least 10000), the final dput() frees one at once.
+ * - .peak: the highest count, credit charged ahead included (at most a
+ *   batch per cpu above .current); a write resets it for that open file,
+ *   as memory.peak.
+ * - .events and .events.local: "max N", the times the subtree, or the
+ *   cgroup's own limit, was passed, counted once until reclaim is done.
  * - memory.stat: negative_dentries, negative_dentry_reclaimed and
  *   negative_dentry_killed.
  *
- * How: a negative dentry is charged to the memcg of its slab object,
- * whose LRU lists hold it, while it is negative and on those lists. The
- * counter is a page_counter, hierarchical as memcg->swap is, charged a
- * batch ahead from a cpu's stock as memcg_stock charges pages: it is
- * never below the true count. Near a limit a charge takes one; a charge
- * that does not fit is counted all the same and has the limit's reclaim
- * work see to it (mm/memcg_negative_dentry_reclaim.c).
+ * A negative dentry is charged to the memcg of its slab object, whose LRU
+ * lists hold it, while it is negative and on them. The counter is a
+ * hierarchical page_counter, as memcg->swap, charged a batch ahead from a
+ * per-cpu stock as memcg_stock charges pages, so it is never below the
+ * true count. Near a limit a charge takes one; one that does not fit is
+ * counted anyway, and the limit's reclaim work sees to it
+ * (memcg_negative_dentry_reclaim.c).
  */
 #include <linux/cgroup.h>
 #include <linux/cpuhotplug.h>
@@ -62,7 +59,7 @@ mnd_of_counter(struct page_counter *counter)
 	return container_of(counter, struct memcg_negative_dentry, counter);
 }
 
-/* The credit of slot @i of @cpu's stock, if it holds a memcg of @root's subtree. */
+/* The credit of slot @i of @cpu's stock if it holds a memcg under @root. */
 static long negative_dentry_credit_of(int cpu, int i, struct mem_cgroup *root)
 {
 	struct memcg_negative_dentry_slot *slot =
@@ -78,10 +75,9 @@ static long negative_dentry_credit_of(int cpu, int i, struct mem_cgroup *root)
  * negative_dentry_usage - the negative dentries of a memcg's subtree
  * @memcg: the memcg
  *
- * The counter, less the credit the stocks hold for the subtree. The slots
- * are read while charges move credit in and out of them: the result is
- * exact while no dentry of the subtree changes, and otherwise off by at
- * most the credit of a slot for each cpu, either way.
+ * The counter less the credit the stocks hold for the subtree, read while
+ * charges move it: exact while no dentry of the subtree changes, else off
+ * by at most a slot's credit per cpu either way.
  *
  * Return: the count, 0 or more.
  */
@@ -103,21 +99,17 @@ long negative_dentry_usage(struct mem_cgroup *memcg)
 }
 
 /*
- * The counter of @mnd went past its limit: have the limit's reclaim work
- * see whether the count did, without the stocks' credit, and set
- * *@behind if the counter is past it by more than the work's margin: then
- * the charging task reclaims too. Called from a charge, with the stock
- * locked.
+ * The counter of @mnd passed its limit: queue the reclaim work, which
+ * checks the count without the stocks' credit, and set *@behind if the
+ * counter is past the work's margin, for the charging task to reclaim too.
+ * Called from a charge, with the stock locked.
  */
 static void negative_dentry_over(struct memcg_negative_dentry *mnd,
 				 bool *behind)
 {
 	struct memcg_negative_dentry_limit *limit = READ_ONCE(mnd->limit);
 
-	/*
-	 * Made before the limit was set (negative_dentry_set_max()); a cpu
-	 * that sees the limit first finds it at a later charge.
-	 */
+	/* Set before the limit (negative_dentry_set_max()), seen later. */
 	if (!limit)
 		return;
 	queue_work(negative_dentry_wq, &limit->reclaim_work);
@@ -125,10 +117,7 @@ static void negative_dentry_over(struct memcg_negative_dentry *mnd,
 					  READ_ONCE(mnd->counter.max));
 }
 
-/*
- * Charge @nr to @memcg and its ancestors; past a limit, charge it all the
- * same, as a dentry is never refused, and see to the limit.
- */
+/* Charge @nr exactly; past a limit too, as a dentry is never refused. */
 static void negative_dentry_charge_exact(struct mem_cgroup *memcg,
 					 unsigned long nr, bool *behind)
 {
@@ -137,16 +126,13 @@ static void negative_dentry_charge_exact(struct mem_cgroup *memcg,
 	if (page_counter_try_charge(&memcg->negative_dentry.counter, nr, &fail))
 		return;
 	page_counter_charge(&memcg->negative_dentry.counter, nr);
-	/*
-	 * The try stopped at the lowest counter it did not fit under: those
-	 * above it may be past their limits now too.
-	 */
+	/* Counters above the one the try stopped at may be over too. */
 	for (; fail; fail = fail->parent)
 		if (page_counter_read(fail) > READ_ONCE(fail->max))
 			negative_dentry_over(mnd_of_counter(fail), behind);
 }
 
-/* Give back the credit of @slot and let its memcg go. The caller owns the stock. */
+/* Give back @slot's credit and let its memcg go; the caller owns the stock. */
 static void negative_dentry_slot_drain(struct memcg_negative_dentry_slot *slot)
 {
 	struct mem_cgroup *memcg = slot->memcg;
@@ -171,14 +157,12 @@ static void negative_dentry_stock_drain(struct memcg_negative_dentry_stock *stoc
 }
 
 /*
- * Whether this cpu's stock may take @memcg: one of the current task's own
- * cgroups, so that a task charging or uncharging another cgroup's dentry
- * (memory pressure, an unlink in a shared directory) takes no slot of
- * this cpu from the cgroups that run here, and a limit that cgroup passes
- * has no credit given back here. Not on an isolated cpu, which a limit
- * passed elsewhere must not interrupt: it charges exactly. Not a memcg
- * going offline, which no stock may take any more (see
- * memcg_negative_dentry_offline()). The caller holds rcu_read_lock().
+ * Whether this cpu's stock may take @memcg. Only the current task's own
+ * cgroups: a task touching another cgroup's dentry (memory pressure, an
+ * unlink in a shared directory) takes no slot from the cgroups running
+ * here. Never on an isolated cpu, which a limit passed elsewhere must not
+ * interrupt, nor a memcg going offline (memcg_negative_dentry_offline()).
+ * The caller holds rcu_read_lock().
  */
 static bool negative_dentry_stock_may_take(struct mem_cgroup *memcg)
 {
@@ -188,9 +172,8 @@ static bool negative_dentry_stock_may_take(struct mem_cgroup *memcg)
 }
 
 /*
- * The slot of @stock that holds @memcg: one that did, or one taken for it,
- * an empty one or the next in turn, whose memcg is let go; NULL if the
- * stock may not take it.
+ * The slot of @stock for @memcg: the one holding it, else an empty one or
+ * the next in turn, drained; NULL if the stock may not take @memcg.
  */
 static struct memcg_negative_dentry_slot *
 negative_dentry_slot_get(struct memcg_negative_dentry_stock *stock,
@@ -221,14 +204,11 @@ negative_dentry_slot_get(struct memcg_negative_dentry_stock *stock,
  * __memcg_negative_dentry_charge - the slow path of a charge or uncharge
  * @stock: this cpu's stock, locked
  * @memcg: the memcg of the dentry; the caller holds rcu_read_lock()
- * @nr: 1, and the slot the last charge used holds another memcg or has no
- *	credit left; or -1
+ * @nr: 1, when the last slot used holds another memcg or no credit; or -1
  *
- * A charge takes a batch ahead if it fits under the limits, else just the
- * one; an uncharge goes to the counters. The root cgroup,
- * whose dentries come from removed cgroups reparented to it, counts
- * nothing. Called from memcg_negative_dentry_charge(), under a dentry's
- * d_lock.
+ * A charge takes a batch ahead if it fits under the limits, else just one;
+ * an uncharge goes to the counters. The root, which holds only what
+ * removed cgroups left it, counts nothing. Called under a dentry's d_lock.
  */
 void __memcg_negative_dentry_charge(struct memcg_negative_dentry_stock *stock,
 				    struct mem_cgroup *memcg, int nr)
@@ -275,7 +255,7 @@ static void negative_dentry_stock_drain_workfn(struct work_struct *work)
 	local_unlock(&memcg_negative_dentry_stock.lock);
 }
 
-/* Whether a slot of @cpu's stock holds a memcg of @root's subtree, with credit if @credit. */
+/* Whether @cpu's stock holds a memcg under @root, with credit if @credit. */
 static bool negative_dentry_stock_holds(int cpu, struct mem_cgroup *root,
 					bool credit)
 {
@@ -301,13 +281,11 @@ static bool negative_dentry_stock_holds(int cpu, struct mem_cgroup *root,
  * @offline: @root is going offline: let go of it, isolated cpus included
  * @wait: wait until it is given back; the caller may sleep
  *
- * Each cpu whose stock holds credit for a memcg of the subtree, or for
- * @offline the memcg itself, gives back the credit of all its slots, as
- * drain_all_stock() has them do, from that cpu. No other cpu is
- * disturbed. Isolated cpus take no slot, but one isolated since may hold
- * some: a limit passed leaves that credit there rather than interrupt it
- * (negative_dentry_usage() leaves it out); a cgroup going offline must
- * not stay held there.
+ * As drain_all_stock(): only the cpus whose stocks hold a memcg of the
+ * subtree (with credit, unless @offline) drain them, on that cpu. A cpu
+ * isolated after it took slots keeps its credit rather than be
+ * interrupted for a limit (negative_dentry_usage() leaves it out), but not
+ * a memcg going offline.
  */
 void negative_dentry_drain_stocks(struct mem_cgroup *root, bool offline,
 				  bool wait)
@@ -337,10 +315,7 @@ void negative_dentry_drain_stocks(struct mem_cgroup *root, bool offline,
 	free_cpumask_var(queued);
 }
 
-/*
- * A cpu is dead: give back the credit its stock held, so that readers
- * need look at the cpus online alone, and let its memcgs go.
- */
+/* Drain a dead cpu's stock, so that readers look at online cpus only. */
 static int negative_dentry_cpu_dead(unsigned int cpu)
 {
 	negative_dentry_stock_drain(per_cpu_ptr(&memcg_negative_dentry_stock,
@@ -390,9 +365,8 @@ void memcg_negative_dentry_evicted(struct mem_cgroup *memcg, bool killed)
  * negative_dentry_max_passed - count that a cgroup's limit was passed
  * @memcg: the cgroup
  *
- * In its .events.local, and in the .events of @memcg and of each
- * ancestor, which counts the events of its subtree, as memory.events does
- * (only @memcg's with the memory_localevents mount option).
+ * In its .events.local, and in the .events of it and its ancestors, as
+ * memory.events (only its own with the memory_localevents mount option).
  */
 void negative_dentry_max_passed(struct mem_cgroup *memcg)
 {
@@ -427,14 +401,12 @@ void memcg_negative_dentry_init(struct mem_cgroup *memcg,
 
 /**
  * memcg_negative_dentry_offline - let go of a removed cgroup
- * @memcg: the memcg going offline, after its objcgs and LRU lists were
- *	reparented
+ * @memcg: the memcg going offline, its objcgs and LRU lists reparented
  *
- * Its limit no longer holds the key: the dentries it owned are its
- * parent's now, under the parent's limits. The stocks give back its
- * credit, isolated cpus' too, or they would hold the cgroup for good:
- * css_tryget_online() keeps any stock from taking it again. The drain of
- * its negative dentries is queued, and rmdir does not wait for it.
+ * Its dentries are its parent's now, under the parent's limits: its limit
+ * lets go of the key, and every stock of its credit, isolated cpus' too
+ * (css_tryget_online() keeps them from taking it again). The drain of its
+ * negative dentries is queued; rmdir does not wait for it.
  */
 void memcg_negative_dentry_offline(struct mem_cgroup *memcg)
 {
@@ -450,11 +422,10 @@ void memcg_negative_dentry_offline(struct mem_cgroup *memcg)
 
 /*
  * Set the limit of @memcg to @max, PAGE_COUNTER_MAX for none. The first
- * limit on a cgroup turns the negative_dentry_limits key on, for as long
- * as the cgroup is online, however often the limit is written: a
- * delegated user writing it in a loop cannot make the kernel patch its
- * text at the loop's rate, and writers need no lock. Return -ENOMEM if the
- * limit's reclaim state cannot be had; nothing is changed then.
+ * limit turns the negative_dentry_limits key on until the cgroup goes
+ * offline, so that a delegated user writing the limit in a loop cannot
+ * have kernel text patched at that rate, and writers need no lock.
+ * Return -ENOMEM, changing nothing, without memory for the reclaim state.
  */
 static int negative_dentry_set_max(struct mem_cgroup *memcg, unsigned long max)
 {
@@ -512,9 +483,8 @@ void memcg_negative_dentry_stat(struct mem_cgroup *memcg, struct seq_buf *s)
 #define NEGATIVE_DENTRY_MAX_STR	"max"
 
 /*
- * Read a limit written to memory.negative_dentry.max into @max,
- * PAGE_COUNTER_MAX for "max"; a count the counter cannot reach reads
- * "max", as a memory.max too large does.
+ * Read a limit written to .max, PAGE_COUNTER_MAX for "max"; a count the
+ * counter cannot reach reads "max", as a too large memory.max does.
  */
 static int negative_dentry_parse_max(char *buf, size_t len, unsigned long *max)
 {

@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * Between the count and limit of memory.negative_dentry.*
- * (memcg_negative_dentry.c) and their reclaim
- * (memcg_negative_dentry_reclaim.c).
- */
+/* Between memcg_negative_dentry.c and memcg_negative_dentry_reclaim.c. */
 #ifndef _MM_MEMCG_NEGATIVE_DENTRY_H
 #define _MM_MEMCG_NEGATIVE_DENTRY_H
 
@@ -17,17 +13,14 @@ struct mem_cgroup;
  * struct memcg_negative_dentry_limit - the reclaim of a cgroup's limit
  * @memcg: the cgroup
  * @reclaim_work: brings the count down to the target once it passed the limit
- * @reclaiming: the count passed the limit, which was counted, and the
- *	work has not ended since
- * @quiet_until: a cycle that freed nothing ended then, plus a second:
- *	passes before that are not counted
- * @aging: the round of the work's cycle its next run is in: sparing hot
- *	negative dentries, or aging them
+ * @reclaiming: a pass was counted, and the work has not ended since
+ * @quiet_until: a second after a cycle that freed nothing: passes before
+ *	are not counted
+ * @aging: the next run is in the round that ages hot negative dentries
  * @freed: the cycle so far has freed negative dentries
- * @fair: the share of the target each memcg of the subtree with negative
- *	dentries of its own could keep, as the work's last round found it
- * @cursor_id: the cgroup id of the memcg the work's last run stopped in,
- *	0 for the start of the round
+ * @fair: each memcg's share of the target, as the last round found it
+ * @cursor_id: the cgroup id of the memcg the last run stopped in, 0 for
+ *	the start of the round
  * @cursor: where in that memcg's lists it ran out of budget
  *
  * Only a cgroup that ever had a limit has one.
@@ -44,10 +37,7 @@ struct memcg_negative_dentry_limit {
 	struct negative_dentry_cursor cursor;
 };
 
-/*
- * Over by more than the reclaim margin: the work, which reclaims down to
- * negative_dentry_target(), has not kept up with whoever adds to @usage.
- */
+/* Over by more than the margin: the work has not kept up. */
 static inline bool negative_dentry_behind(long usage, long max)
 {
 	return usage - max > max - negative_dentry_target(max);

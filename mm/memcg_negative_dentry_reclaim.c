@@ -3,16 +3,13 @@
  * The reclaim of memory.negative_dentry.max, and the drain of a removed
  * cgroup's negative dentries.
  *
- * Past its limit, a cgroup's reclaim work takes the unused, cold negative
- * dentries of the cgroup and its descendants from their own LRU lists, on
- * the superblocks the shrinker maps name (fs/negative_dentry_lru.c walks
- * the lists), down to the limit less a margin. Each memcg of the subtree
- * with negative dentries on its own lists may keep an equal part of that
- * target, and gives up what it holds above it. A task that outruns the
- * work takes a bounded batch from its own lists on its way back to user
- * space. When a cgroup is removed, its dentries are spliced to its
- * parent's lists and a drain reclaims the negative ones, so that rmdir
- * does not wait for them.
+ * Past its limit, a cgroup's work takes the unused, cold negative dentries
+ * of its subtree from their own LRU lists (fs/negative_dentry_lru.c walks
+ * them) down to the limit less a margin; each memcg of the subtree may
+ * keep an equal share of that target. A task that outruns the work takes
+ * a bounded batch from its own lists on its way back to user space. A
+ * removed cgroup's dentries are spliced to its parent's lists, and a drain
+ * reclaims the negative ones, so that rmdir does not wait for them.
  */
 #include <linux/cgroup.h>
 #include <linux/debugfs.h>
@@ -37,9 +34,8 @@ static long negative_dentry_count(struct mem_cgroup *memcg)
 }
 
 /*
- * The negative dentries on @memcg's own lists: its count less those of its
- * online children, which have lists of their own. A removed child's
- * dentries are on @memcg's lists, and in its count. The caller holds
+ * The negative dentries on @memcg's own lists: its count less its online
+ * children's (a removed child's are on @memcg's lists). The caller holds
  * rcu_read_lock().
  */
 static long negative_dentry_own(struct mem_cgroup *memcg)
@@ -55,12 +51,10 @@ static long negative_dentry_own(struct mem_cgroup *memcg)
 }
 
 /*
- * How the reclaim of a subtree down to a target shares out: each memcg of
- * the subtree with negative dentries on its own lists may keep an equal
- * part of the target, its fair share, and gives up dentries in proportion
- * to what it holds above it. So a cgroup under its share keeps what it has
- * while a sibling floods past their parent's limit, and the flooder's
- * reclaim takes its own.
+ * How reclaim of a subtree down to a target shares out: each memcg with
+ * negative dentries on its own lists may keep an equal part of the target,
+ * and gives up in proportion to what it holds above it. So a cgroup under
+ * its share keeps what it has while a sibling floods.
  */
 struct negative_dentry_shares {
 	long fair;
@@ -89,11 +83,7 @@ static void negative_dentry_shares(struct mem_cgroup *root, long target,
 	sh->want = want;
 }
 
-/*
- * What a memcg with @own negative dentries on its own lists gives up of
- * @sh->want: its part of what all hold above their shares, never more than
- * it holds above its own.
- */
+/* The part of @sh->want a memcg with @own gives up: at most its excess. */
 static long negative_dentry_quota_of(long own,
 				     const struct negative_dentry_shares *sh)
 {
@@ -116,12 +106,10 @@ static long negative_dentry_quota(struct mem_cgroup *memcg,
 }
 
 /*
- * One round over the lists of @limit's subtree's online memcgs, in the
- * order of mem_cgroup_iter(), each reclaimed of its quota, going on from
- * where the work's last run stopped in it: the memcgs before that one are
- * done, and that one's lists resume at its cursor. Where this run stops is
- * kept for the next. Return true if the reclaim is done or out of budget,
- * false at the end of the round.
+ * One round over the online memcgs of @limit's subtree, in
+ * mem_cgroup_iter() order, each reclaimed of its quota, resuming at the
+ * memcg and cursor where the last run stopped, and keeping where this one
+ * stops. Return true if done or out of budget, false at the round's end.
  */
 static bool negative_dentry_reclaim_round(struct memcg_negative_dentry_limit *limit,
 					  struct negative_dentry_reclaim *sc,
@@ -177,15 +165,12 @@ again:
 }
 
 /*
- * Reclaim from the lists of @limit's subtree down to @target, each memcg
- * by its share, going on from where the last run stopped: in the sparing
- * round (hot negative dentries are spared) or the aging one (they are
- * aged, and a later reclaim takes those not looked up again), in a memcg,
- * in its lists. A cycle is a sparing round and an aging one over the
- * whole subtree, in as many runs as the budget takes. Return false if a
- * whole cycle freed nothing: every negative dentry left is in use, looked
- * up again and again, or on a frozen filesystem, and running again would
- * only walk the lists once more.
+ * Reclaim @limit's subtree down to @target, each memcg by its share,
+ * resuming where the last run stopped. A cycle is a round sparing hot
+ * negative dentries, then one aging them, over the whole subtree, in as
+ * many runs as the budget takes. Return false if a whole cycle freed
+ * nothing: what is left is in use, hot, or on a frozen filesystem, and
+ * another run would only walk the lists again.
  */
 static bool negative_dentry_reclaim_cycle(struct memcg_negative_dentry_limit *limit,
 					  struct negative_dentry_reclaim *sc,
@@ -217,16 +202,12 @@ static bool negative_dentry_reclaim_cycle(struct memcg_negative_dentry_limit *li
 }
 
 /*
- * Whether @limit is being reclaimed for a pass of its count over @max:
- * if not yet, and the counter is over, the stocks give back the credit
- * they hold for the subtree, which the counter includes, and if the count
- * without what credit is left is still over, this is a pass. It is counted
- * once, by the reclaim work or the task that gets here first, before
- * either reclaims: a task that brings the count back under before the
- * work runs does not hide it, and credit alone is never counted. Within a
- * second of a cycle that freed nothing (a frozen filesystem, dentries in
- * use), the limit is passed again at each charge: not counted. Might
- * sleep.
+ * Whether @limit is being reclaimed for a pass of its count over @max. If
+ * not yet and the counter is over, the stocks give back the subtree's
+ * credit first: only a count still over is a pass, so credit alone is
+ * never counted. The work or task that gets here first counts it, before
+ * either reclaims. Within a second of a cycle that freed nothing, passes
+ * are not counted. Might sleep.
  */
 static bool negative_dentry_reclaim_start(struct memcg_negative_dentry_limit *limit,
 					  long max)
@@ -272,12 +253,10 @@ static void negative_dentry_reclaim_workfn(struct work_struct *work)
 	trace_negative_dentry_reclaim_memcg(cgroup_id(memcg->css.cgroup), false,
 					    usage, sc.scanned, sc.reclaimed);
 	/*
-	 * Out of budget short of the target: run again, from where this run
-	 * stopped, whether or not it freed anything on the way: a run that
-	 * spent its budget walking over positive dentries got that much
-	 * further, and the cgroup may never charge again to queue another.
-	 * A cycle that freed nothing ends it, until a charge over the limit
-	 * queues the work again, and passes are not counted for a second.
+	 * Out of budget short of the target: run again from where this run
+	 * stopped, even if it freed nothing, as it may have walked over
+	 * positive dentries and the cgroup may never charge again. A cycle
+	 * that freed nothing ends it until a charge queues the work again.
 	 */
 	if (more && sc.budget <= 0 && sc.reclaimed < sc.nr_to_reclaim) {
 		queue_work(negative_dentry_wq, work);
@@ -286,11 +265,7 @@ static void negative_dentry_reclaim_workfn(struct work_struct *work)
 	if (!more)
 		WRITE_ONCE(limit->quiet_until, jiffies + HZ);
 done:
-	/*
-	 * Queued again meanwhile, by the charges of what this run freed
-	 * (an overlayfs dentry lets go of its layers' negative ones): the
-	 * same pass goes on.
-	 */
+	/* Queued again by what this run freed (overlayfs): the pass goes on. */
 	if (!work_pending(work))
 		WRITE_ONCE(limit->reclaiming, false);
 out:
@@ -301,8 +276,8 @@ out:
  * negative_dentry_limit_get - the reclaim state of a cgroup's limit
  * @memcg: the cgroup, whose limit is being set; the caller may sleep
  *
- * Made for the first limit set on the cgroup, and kept until it is freed:
- * a cgroup that never has a limit pays nothing for it.
+ * Made at the first limit and kept until the cgroup is freed, so that a
+ * cgroup without one pays nothing.
  *
  * Return: the state, or NULL if there is no memory for it.
  */
@@ -347,8 +322,7 @@ void negative_dentry_limit_free(struct mem_cgroup *memcg)
  * negative_dentry_reclaim_rearm - count the next pass of a limit just written
  * @memcg: the cgroup
  *
- * A pass counted under the old limit, or a quiet second after a cycle
- * that freed nothing, does not hide one of the new limit.
+ * Neither a pass under the old limit nor a quiet second hides the next.
  */
 void negative_dentry_reclaim_rearm(struct mem_cgroup *memcg)
 {
@@ -378,33 +352,25 @@ void negative_dentry_reclaim_queue(struct mem_cgroup *memcg)
 #define NEGATIVE_DENTRY_TASK_BATCH	1024L
 
 /*
- * A task scans at most this many dentries for each one it is to reclaim:
- * its lists may be mostly positive or hot negative dentries, and its
- * return to user space must stay short. The reclaim work takes what it
- * leaves.
+ * A task scans at most this many dentries per one to reclaim, so that its
+ * return to user space stays short; the work takes what it leaves.
  */
 #define NEGATIVE_DENTRY_TASK_SCAN_RATIO	4
 
 /*
- * On its way back to user space, a task that charged negative dentries
- * while the reclaim work was behind takes a bounded batch from its own
- * lists, for each cgroup on its path still over by more than the margin:
- * the cost then falls on the offender's CPU time and latency (its cpu.max,
- * say), not on everyone's kworkers, as memory.high makes it pay for
- * memory. Only what its lists hold above the share the work last found
- * for them: a task of a cgroup under its share that happens to charge
- * while a sibling floods keeps its own. Its cost is that of the batch,
- * whatever the number of cgroups below.
+ * On its way back to user space, a task that charged while the work was
+ * behind takes a bounded batch from its own lists, for each ancestor still
+ * over by more than the margin: the offender pays in its own CPU time, as
+ * memory.high makes it pay for memory, not everyone's kworkers. Only what
+ * its lists hold above their share, so a cgroup under its share keeps its
+ * own; the cost is the batch's, whatever the number of cgroups below.
  */
 static void negative_dentry_task_reclaim(struct callback_head *cb)
 {
 	struct mem_cgroup *memcg, *iter;
 
 	kfree(cb);
-	/*
-	 * A task on its way out, killed by the OOM killer say, runs this
-	 * after exit_mm(): it would only delay the exit that frees memory.
-	 */
+	/* An exiting task (an OOM victim, say) would only delay its exit. */
 	if ((current->flags & PF_EXITING) || fatal_signal_pending(current) ||
 	    tsk_is_oom_victim(current))
 		return;
@@ -468,12 +434,10 @@ void negative_dentry_task_reclaim_queue(void)
  * negative_dentry_drain_workfn - drain a removed cgroup's negative dentries
  * @work: the drain_work of the cgroup's memcg_negative_dentry
  *
- * The cgroup is offline: its dentries are now at the head of its parent's
- * LRU lists, on the superblocks its own shrinker maps still name. The
- * drain takes the negative ones, each list's in one pass, and runs again
- * a little later if a writer of a superblock's s_umount (umount, remount)
- * held it or was waiting for it. A frozen superblock it leaves, as
- * reclaim does.
+ * The offline cgroup's dentries are at the head of its parent's LRU lists,
+ * on the superblocks its shrinker maps name. The drain takes the negative
+ * ones, each list in one pass, and runs again a little later if a writer
+ * of s_umount (umount, remount) held it up. A frozen superblock it leaves.
  */
 void negative_dentry_drain_workfn(struct work_struct *work)
 {
@@ -486,11 +450,7 @@ void negative_dentry_drain_workfn(struct work_struct *work)
 		.memcg = parent_mem_cgroup(memcg),
 		.drain = true,
 		.nr_to_reclaim = LONG_MAX,
-		/*
-		 * The removed cgroup's run at the head of each list is
-		 * finite and grows no more: a pass takes it whole, never
-		 * stopping in the middle to rotate it behind the parent's.
-		 */
+		/* The removed cgroup's run is finite: take it whole. */
 		.budget = LONG_MAX,
 	};
 

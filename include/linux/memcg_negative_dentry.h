@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The charge of negative dentries to their memory cgroup, for
- * memory.negative_dentry.* (mm/memcg_negative_dentry.c): what fs/dcache.c
- * calls. Only the dcache and mm/ include this.
+ * memory.negative_dentry.* (mm/memcg_negative_dentry.c). Only fs/dcache.c
+ * and mm/ include this.
  */
 #ifndef _LINUX_MEMCG_NEGATIVE_DENTRY_H
 #define _LINUX_MEMCG_NEGATIVE_DENTRY_H
@@ -34,15 +34,14 @@ struct memcg_negative_dentry_slot {
 /**
  * struct memcg_negative_dentry_stock - a cpu's charges made ahead
  * @lock: keeps the other tasks of the cpu out
- * @last: the slot the last charge used, the one the next looks at first
+ * @last: the slot the last charge used, which the next looks at first
  * @slot: the credit of a few memcgs
  * @next: the slot the next memcg takes, once all are taken
  * @drain_work: gives back the credit of every slot, and lets the memcgs go
  *
- * As memcg_stock does for pages: each counter is charged a batch at a
- * time, so that it is always at or above the negative dentries it counts,
- * and a cpu that goes back and forth between a few cgroups charges only
- * once a batch is used.
+ * As memcg_stock for pages: counters are charged a batch at a time, so
+ * they never read below the count, and a cpu going back and forth between
+ * a few cgroups charges once per batch.
  */
 struct memcg_negative_dentry_stock {
 	local_lock_t lock;
@@ -64,12 +63,11 @@ void __memcg_negative_dentry_charge(struct memcg_negative_dentry_stock *stock,
  *	rcu_read_lock() and the dentry's d_lock
  * @nr: 1 when it became a negative dentry on the LRU, -1 when it stopped
  *
- * Inline, as every negative dentry created comes here: the charge takes
- * from the credit of the slot the last one used; only a slot out of
- * credit, or of another memcg, and an uncharge, make a call. An uncharge
- * goes to the counters, as memcg's page uncharges do: credit is only
- * what a charge under the limits took ahead, so that using it can never
- * take a count past a limit unseen.
+ * Inline, as every negative dentry created comes here: a charge takes the
+ * credit of the slot the last one used. A slot without credit, or of
+ * another memcg, and an uncharge make a call; an uncharge goes to the
+ * counters, as memcg's page uncharges do, so that credit is only ever
+ * what a charge under the limits took ahead.
  */
 static inline void memcg_negative_dentry_charge(struct mem_cgroup *memcg,
 						int nr)

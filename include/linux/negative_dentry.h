@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Limits on negative dentries: what the per-directory limit
- * (fs.dentry-dir-max, fs/negative_dentry.c) and the per-cgroup limit
- * (memory.negative_dentry.max, mm/memcg_negative_dentry.c) share. Both
- * reclaim unused negative dentries from a workqueue, coldest first, and
- * have the final dput() of a new one kill it when a runaway outpaces
- * reclaim.
+ * What the negative dentry limits fs.dentry-dir-max (fs/negative_dentry.c)
+ * and memory.negative_dentry.max (mm/memcg_negative_dentry.c) share. Both
+ * reclaim unused negative dentries coldest first from a workqueue, and kill
+ * a new one at its final dput() when a runaway outpaces reclaim.
  */
 #ifndef _LINUX_NEGATIVE_DENTRY_H
 #define _LINUX_NEGATIVE_DENTRY_H
@@ -20,9 +18,8 @@ struct workqueue_struct;
 
 #ifdef CONFIG_NEGATIVE_DENTRY_LIMITS
 /*
- * Enabled while any negative dentry limit is set, and for a second after
- * the last one is lifted: so that flipping a limit in a loop, which a
- * delegated user may do, cannot patch kernel text at the loop's rate.
+ * On while any limit is set and for a second after, so that a delegated user
+ * flipping a limit in a loop cannot patch kernel text at the loop's rate.
  */
 extern struct static_key_false_deferred negative_dentry_limits;
 
@@ -43,19 +40,17 @@ static inline long negative_dentry_target(long limit)
 }
 
 /*
- * Past negative_dentry_kill_threshold() of a limit, a new negative dentry
- * is killed on its final dput() instead of being kept: reclaim cannot keep
- * up with whoever makes them. The threshold is this many times the limit,
- * so that a workload reclaim trims often still keeps what it looks up
- * again; and at least NEGATIVE_DENTRY_KILL_MIN, so that a small limit
- * leaves reclaim the time of a few thousand lookups to catch up.
+ * Past negative_dentry_kill_threshold(), reclaim cannot keep up: the final
+ * dput() of a new negative dentry kills it. The factor lets a workload that
+ * reclaim trims often keep what it looks up again; the minimum gives reclaim
+ * under a small limit a few thousand lookups' time to catch up.
  */
 #define NEGATIVE_DENTRY_KILL_FACTOR	4
 #define NEGATIVE_DENTRY_KILL_MIN	10000L
 
 /*
- * Limits are at most INT_MAX or PAGE_COUNTER_MAX, and the limits need
- * 64BIT: the product fits (asserted in mm/memcg_negative_dentry.c).
+ * The product fits: limits are at most INT_MAX or PAGE_COUNTER_MAX and need
+ * 64BIT (asserted in mm/memcg_negative_dentry.c).
  */
 static inline long negative_dentry_kill_threshold(long limit)
 {

@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * Reclaim of the negative dentries on a memcg's own dentry LRU lists, for
- * memory.negative_dentry.max (fs/negative_dentry_lru.c).
- */
+/* memory.negative_dentry.max reclaim from a memcg's own dentry LRU lists. */
 #ifndef _LINUX_NEGATIVE_DENTRY_LRU_H
 #define _LINUX_NEGATIVE_DENTRY_LRU_H
 
@@ -11,13 +8,11 @@
 struct mem_cgroup;
 
 /**
- * struct negative_dentry_cursor - where a reclaim that ran out of budget
- *	stopped, for the next one to go on from
+ * struct negative_dentry_cursor - where a reclaim out of budget stopped
  * @nid: the node of the list it stopped in
  * @shrinker_id: the id of the shrinker of that list's superblock
  * @left: the dentries of that list still to look at
- * @valid: set when a run stopped out of budget; the lists before it are
- *	done
+ * @valid: set when a run stopped out of budget; the lists before it are done
  */
 struct negative_dentry_cursor {
 	int nid;
@@ -27,22 +22,18 @@ struct negative_dentry_cursor {
 };
 
 /**
- * struct negative_dentry_reclaim - a reclaim of negative dentries from LRU lists
+ * struct negative_dentry_reclaim - negative dentry reclaim from LRU lists
  * @memcg: the cgroup whose dentry LRU lists are walked
  * @nid: the node of the lists
- * @drain: take the negative dentries of removed cgroups only, from the
- *	head of the lists their dentries were spliced to
- * @age: age hot negative dentries, rather than just spare them: reclaim
- *	does so only when a pass sparing them fell short
+ * @drain: take removed cgroups' negative dentries only, from the lists' head
+ * @age: also age hot negative dentries, after a pass sparing them fell short
  * @nr_to_reclaim: stop after reclaiming this many
  * @budget: stop after looking at this many
  * @scanned: dentries looked at
  * @reclaimed: negative dentries reclaimed
  * @stopped: a drain found the first dentry of a live cgroup
- * @yielded: a drain stopped for, or skipped a superblock held by, a writer
- *	of its s_umount
- * @cursor: if not NULL, where to start in the lists, and on return where
- *	this reclaim stopped if it ran out of budget
+ * @yielded: a drain stopped for, or skipped a sb held by, an s_umount writer
+ * @cursor: if not NULL, where to start, and on return where the budget ran out
  */
 struct negative_dentry_reclaim {
 	struct mem_cgroup *memcg;
