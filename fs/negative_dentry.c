@@ -45,6 +45,8 @@ static DEFINE_MUTEX(dentry_dir_max_mutex);
 
 static atomic_long_t negative_dentry_reclaimed_total;
 static atomic_long_t negative_dentry_killed_total;
+/* Reclaim work items queued or running, for tests to wait until none is. */
+static atomic_long_t negative_dentry_works;
 
 /**
  * struct negative_dir - a directory queued for reclaim
@@ -184,7 +186,37 @@ void negative_dentry_queue_dir(struct dentry *dir)
 	spin_lock(&negative_dirs_lock);
 	list_add_tail(&ndir->node, &negative_dirs);
 	spin_unlock(&negative_dirs_lock);
-	queue_work(negative_dentry_wq, &negative_dir_work);
+	negative_dentry_queue_work(&negative_dir_work);
+}
+
+/**
+ * negative_dentry_queue_work - queue a reclaim work item of either limit
+ * @work: a work item whose function calls negative_dentry_work_done() as
+ *	it returns
+ *
+ * Counted in debugfs, negative_dentry/works, from here until it has run:
+ * zero there means no reclaim is queued or running.
+ *
+ * Return: false if @work was queued already.
+ */
+bool negative_dentry_queue_work(struct work_struct *work)
+{
+	/* Often the case for a charge over a limit: no atomic then. */
+	if (work_pending(work))
+		return false;
+	atomic_long_inc(&negative_dentry_works);
+	if (queue_work(negative_dentry_wq, work))
+		return true;
+	atomic_long_dec(&negative_dentry_works);
+	return false;
+}
+
+/**
+ * negative_dentry_work_done - end the count of a queued reclaim work item
+ */
+void negative_dentry_work_done(void)
+{
+	atomic_long_dec(&negative_dentry_works);
 }
 
 /* Caller holds negative_dirs_mutex, then calls negative_dir_put(). */
@@ -326,7 +358,7 @@ static void negative_dir_workfn(struct work_struct *work)
 		ndir = negative_dir_pop();
 		if (!ndir) {
 			mutex_unlock(&negative_dirs_mutex);
-			return;
+			goto out;
 		}
 		if (!negative_dir_reclaim(ndir, &budget)) {
 			spin_lock(&negative_dirs_lock);
@@ -351,7 +383,9 @@ static void negative_dir_workfn(struct work_struct *work)
 	more = !list_empty(&negative_dirs);
 	spin_unlock(&negative_dirs_lock);
 	if (more)
-		queue_work(negative_dentry_wq, &negative_dir_work);
+		negative_dentry_queue_work(&negative_dir_work);
+out:
+	negative_dentry_work_done();
 }
 
 /**
@@ -495,6 +529,8 @@ static int __init negative_dentry_init(void)
 				   &negative_dentry_total_fops);
 	debugfs_create_file_unsafe("killed", 0444, dir,
 				   &negative_dentry_killed_total,
+				   &negative_dentry_total_fops);
+	debugfs_create_file_unsafe("works", 0444, dir, &negative_dentry_works,
 				   &negative_dentry_total_fops);
 	debugfs_create_file_unsafe("limits", 0444, dir, NULL,
 				   &negative_dentry_limits_fops);

@@ -112,7 +112,7 @@ static void negative_dentry_over(struct memcg_negative_dentry *mnd,
 	/* Set before the limit (negative_dentry_set_max()), seen later. */
 	if (!limit)
 		return;
-	queue_work(negative_dentry_wq, &limit->reclaim_work);
+	negative_dentry_queue_work(&limit->reclaim_work);
 	*behind |= negative_dentry_behind(page_counter_read(&mnd->counter),
 					  READ_ONCE(mnd->counter.max));
 }

@@ -240,7 +240,7 @@ static void negative_dentry_reclaim_workfn(struct work_struct *work)
 	bool more;
 
 	if (!css_tryget_online(&memcg->css))
-		return;
+		goto gone;
 	max = READ_ONCE(memcg->negative_dentry.counter.max);
 	if (!negative_dentry_reclaim_start(limit, max))
 		goto out;
@@ -259,7 +259,7 @@ static void negative_dentry_reclaim_workfn(struct work_struct *work)
 	 * that freed nothing ends it until a charge queues the work again.
 	 */
 	if (more && sc.budget <= 0 && sc.reclaimed < sc.nr_to_reclaim) {
-		queue_work(negative_dentry_wq, work);
+		negative_dentry_queue_work(work);
 		goto out;
 	}
 	if (!more)
@@ -270,6 +270,8 @@ done:
 		WRITE_ONCE(limit->reclaiming, false);
 out:
 	css_put(&memcg->css);
+gone:
+	negative_dentry_work_done();
 }
 
 /**
@@ -314,7 +316,9 @@ void negative_dentry_limit_free(struct mem_cgroup *memcg)
 
 	if (!limit)
 		return;
-	cancel_work_sync(&limit->reclaim_work);
+	/* Queued and not run: its count goes with it. */
+	if (cancel_work_sync(&limit->reclaim_work))
+		negative_dentry_work_done();
 	kfree(limit);
 }
 
@@ -345,7 +349,7 @@ void negative_dentry_reclaim_queue(struct mem_cgroup *memcg)
 		READ_ONCE(memcg->negative_dentry.limit);
 
 	if (limit)
-		queue_work(negative_dentry_wq, &limit->reclaim_work);
+		negative_dentry_queue_work(&limit->reclaim_work);
 }
 
 /* At most this many negative dentries a task reclaims on one return. */

@@ -29,6 +29,8 @@ static inline bool negative_dentry_limits_enabled(void)
 }
 
 extern struct workqueue_struct *negative_dentry_wq;
+bool negative_dentry_queue_work(struct work_struct *work);
+void negative_dentry_work_done(void);
 
 /* Dentries a reclaim run may look at before it yields. */
 #define NEGATIVE_DENTRY_RUN_BUDGET	65536L

@@ -72,16 +72,6 @@ static long settled_current(const char *cgroup, long bound)
 	return nd_settle(read_current, (void *)cgroup, bound, SETTLE_MS);
 }
 
-/* A value that changes whenever reclaim touches the cgroup. */
-static long cgroup_activity(void *cgroup)
-{
-	return read_current(cgroup) +
-	       3 * cg_read_key_long(cgroup, "memory.stat",
-				    "negative_dentry_reclaimed ") +
-	       7 * cg_read_key_long(cgroup, "memory.stat",
-				    "negative_dentry_killed ");
-}
-
 static long max_events(const char *cgroup)
 {
 	return cg_read_key_long(cgroup, "memory.negative_dentry.events",
@@ -360,8 +350,9 @@ static int test_negdentry_no_event_under_limit(const char *root)
 	    cg_run(cg, pinned_stats_fn, &files) ||
 	    cg_run(cg, pinned_stats_fn, &more))
 		goto out;
-	/* Time for a work queued on the way to count what it would. */
-	usleep(500 * 1000);
+	/* What a work queued on the way would count, it has counted. */
+	if (nd_wait_idle(SETTLE_MS))
+		goto out;
 	ksft_print_msg("500 - 18 + 518 from two cpus: .current %ld, events %ld\n",
 		       read_current(cg), max_events(cg));
 	if (read_current(cg) == SPLIT_MAX && max_events(cg) == 0)
@@ -489,7 +480,8 @@ static int test_negdentry_limit_is_exact(const char *root)
 		if (take_slots(takers, &taker))
 			goto out;
 	}
-	usleep(500 * 1000);
+	if (nd_wait_idle(SETTLE_MS))
+		goto out;
 	ksft_print_msg("at the limit: .current %ld, events %ld\n",
 		       read_current(cg), max_events(cg));
 	if (read_current(cg) != EXACT_MAX || max_events(cg) != 0 ||
@@ -646,7 +638,8 @@ static int test_negdentry_limit(const char *root)
 	    flood_in(unlimited, dirs[1], FLOOD, 1))
 		goto out;
 	settled_current(limited, 5000);
-	nd_quiesce(cgroup_activity, limited, SETTLE_MS);
+	if (nd_wait_idle(SETTLE_MS))
+		goto out;
 	left = read_current(limited);
 	kept = read_current(unlimited);
 	gone = FLOOD - left;

@@ -304,11 +304,11 @@ TEST_F_TIMEOUT(dir_max, any_name_length, TIMEOUT)
 		snprintf(first, sizeof(first), "first%zu-", i);
 		snprintf(then, sizeof(then), "then%zu-", i);
 		ASSERT_EQ(0, nd_stat_missing(dir, first, 0, 300));
-		nd_quiesce(nd_reclaim_activity, NULL, SETTLE_MS);
+		ASSERT_EQ(0, nd_wait_idle(SETTLE_MS));
 		nd_trace_event("negative_dentry_dir_count", 1);
 		killed = nd_debugfs_counter("killed");
 		ASSERT_EQ(0, nd_stat_missing(dir, then, 0, 100));
-		nd_quiesce(nd_reclaim_activity, NULL, SETTLE_MS);
+		ASSERT_EQ(0, nd_wait_idle(SETTLE_MS));
 		killed = nd_debugfs_counter("killed") - killed;
 		log = nd_trace_log();
 		counts = 0;
@@ -342,7 +342,7 @@ static long flood_and_settle(struct __test_metadata *const _metadata,
 	test_dir(_metadata, state, dir);
 	ASSERT_EQ(0, nd_flood(dir, "missing-", FLOOD, threads));
 	nd_settle(nd_read_nr_negative, NULL, before + limit, SETTLE_MS);
-	nd_quiesce(nd_reclaim_activity, NULL, SETTLE_MS);
+	ASSERT_EQ(0, nd_wait_idle(SETTLE_MS));
 	left = nd_nr_negative() - before;
 	reclaimed = nd_debugfs_counter("reclaimed") - reclaimed;
 	killed = nd_debugfs_counter("killed") - killed;
@@ -434,7 +434,7 @@ TEST_F_TIMEOUT(dir_max, bounds_unlinked_files, TIMEOUT)
 		ASSERT_EQ(0, err) TH_LOG("%s: %s", path, strerror(err));
 	}
 	nd_settle(nd_read_nr_negative, NULL, before + LIMIT, SETTLE_MS);
-	nd_quiesce(nd_reclaim_activity, NULL, SETTLE_MS);
+	ASSERT_EQ(0, nd_wait_idle(SETTLE_MS));
 	left = nd_nr_negative() - before;
 	TH_LOG("limit %d: %ld of %d unlinked files left negative",
 	       LIMIT, left, 4 * LIMIT);
@@ -585,7 +585,7 @@ TEST_F_TIMEOUT(dir_max, dentry_negative_unlinks, TIMEOUT)
 		SKIP(return, "no %s: kernel without fs.dentry-negative",
 		     DENTRY_NEGATIVE);
 	/* under the limit: the unlinks must not feed it */
-	nd_quiesce(nd_reclaim_activity, NULL, SETTLE_MS);
+	ASSERT_EQ(0, nd_wait_idle(SETTLE_MS));
 	reclaimed = nd_debugfs_counter("reclaimed");
 	killed = nd_debugfs_counter("killed");
 	left = nd_nr_negative();
@@ -593,7 +593,7 @@ TEST_F_TIMEOUT(dir_max, dentry_negative_unlinks, TIMEOUT)
 	ASSERT_EQ(0, nd_set_dentry_negative(1));
 	test_dir(_metadata, &self->state, "dropped");
 	ASSERT_EQ(0, nd_churn("dropped", "tmp-", 2 * CHURN));
-	nd_quiesce(nd_reclaim_activity, NULL, SETTLE_MS);
+	ASSERT_EQ(0, nd_wait_idle(SETTLE_MS));
 	left = nd_nr_negative() - left;
 	reclaimed = nd_debugfs_counter("reclaimed") - reclaimed;
 	killed = nd_debugfs_counter("killed") - killed;
@@ -749,7 +749,7 @@ TEST_F_TIMEOUT(dir_max, rename_keeps_the_directory_limit, TIMEOUT)
 	ASSERT_EQ(0, make_files(dir, RENAMED_FILES));
 	ASSERT_EQ(0, set_dir_max(limit));
 	ASSERT_LE(0, killed_by_lookups(dir, "warm", RENAMED_BATCH));
-	nd_quiesce(nd_reclaim_activity, NULL, SETTLE_MS);
+	ASSERT_EQ(0, nd_wait_idle(SETTLE_MS));
 	before = killed_by_lookups(dir, "before", RENAMED_BATCH);
 	ASSERT_EQ(0, rename("big", "big2"));
 	snprintf(dir, sizeof(self->state.dirs[0]), "big2");
@@ -779,7 +779,7 @@ TEST_F_TIMEOUT(dir_max, mostly_positive_dir_kept, TIMEOUT)
 	trace_on(_metadata, &self->state, "negative_dentry_dir_count");
 	ASSERT_EQ(0, set_dir_max(LIMIT));
 	ASSERT_EQ(0, nd_stat_missing("positive", "missing", 0, 100));
-	nd_quiesce(nd_reclaim_activity, NULL, SETTLE_MS);
+	ASSERT_EQ(0, nd_wait_idle(SETTLE_MS));
 	nd_trace_event("negative_dentry_dir_count", 0);
 	TH_LOG("%ld reclaimed, %ld killed",
 	       nd_debugfs_counter("reclaimed") - reclaimed,

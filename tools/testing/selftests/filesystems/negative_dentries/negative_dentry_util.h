@@ -245,7 +245,7 @@ static inline long nd_nr_positive(void)
 }
 
 /*
- * reclaimed, killed, limits or drains of negative_dentry/ in debugfs. A
+ * reclaimed, killed, limits, works or drains of negative_dentry/ in debugfs. A
  * counter that cannot be read fails the test at once: a check of "nothing
  * killed" would otherwise compare -1 with -1 and pass.
  */
@@ -496,32 +496,21 @@ static inline long nd_wait_for(long (*read)(void *), void *arg, long bound,
 	return val;
 }
 
-/*
- * Wait until @read() stays the same for a second, or @timeout_ms passed:
- * reclaim first takes dentries off the counts and then counts them as
- * reclaimed, so counts are compared once nothing moves.
- */
-static inline void nd_quiesce(long (*read)(void *), void *arg,
-			      long timeout_ms)
-{
-	long start = nd_now_ms(), since = start, val = read(arg), now;
-
-	while (nd_now_ms() - since < 1000 && nd_now_ms() - start < timeout_ms) {
-		usleep(100 * 1000);
-		now = read(arg);
-		if (now != val) {
-			val = now;
-			since = nd_now_ms();
-		}
-	}
-}
-
-/* A value that changes whenever reclaim does anything system-wide. */
-static inline long nd_reclaim_activity(void *arg)
+static inline long nd_read_works(void *arg)
 {
 	(void)arg;
-	return nd_nr_negative() + 3 * nd_debugfs_counter("reclaimed") +
-	       7 * nd_debugfs_counter("killed");
+	return nd_debugfs_counter("works");
+}
+
+/*
+ * Wait, for at most @timeout_ms, until no reclaim work of either limit is
+ * queued or running: what the work queued so far would do is then done,
+ * and a check that it did nothing cannot pass early. Returns the works
+ * left: 0 once idle.
+ */
+static inline long nd_wait_idle(long timeout_ms)
+{
+	return nd_wait_for(nd_read_works, NULL, 0, timeout_ms);
 }
 
 static inline long nd_read_nr_negative(void *arg)
