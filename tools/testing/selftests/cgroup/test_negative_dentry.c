@@ -1745,10 +1745,12 @@ out:
 /*
  * The same for a directory's limit, whose reclaim walks the children
  * newest first: a flood's names, the newest of all, would be all it ever
- * met. So, with no limit set, 900 names are looked up once, then 300 hot
- * ones twice; a limit of 1000 and one more name then have reclaim take
- * the excess, over 300, from the first children it may take. The hot
- * names, met first, all stay; the names looked up once lose some.
+ * met. So, under a limit too high to reach, 900 names are looked up once,
+ * then 300 hot ones twice; a limit of 1000 and one more name then have
+ * reclaim take the excess, over 300, from the first children it may take.
+ * The hot names, met first, all stay; the names looked up once lose some.
+ * With no limit at all, the key that marks lookups under RCU as hits
+ * would be off, and the hot names would look cold.
  */
 static int test_negdentry_hot_survive_dir(const char *root)
 {
@@ -1759,7 +1761,8 @@ static int test_negdentry_hot_survive_dir(const char *root)
 	(void)root;
 	if (nd_read_long(DENTRY_DIR_MAX) < 0)
 		return KSFT_SKIP;
-	if (write_text(DENTRY_DIR_MAX, "0", 1) < 0 || mkdir(dirs[0], 0755) ||
+	if (write_text(DENTRY_DIR_MAX, "1000000", 7) < 0 ||
+	    mkdir(dirs[0], 0755) ||
 	    nd_stat_missing(dirs[0], "once-", 0, DIR_ONCE) ||
 	    nd_stat_missing(dirs[0], "hot-", 0, DIR_HOT) ||
 	    nd_stat_missing(dirs[0], "hot-", 0, DIR_HOT) ||
