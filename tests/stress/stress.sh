@@ -83,7 +83,8 @@ echo 1 >$trace/events/cgroup/cgroup_release/enable
 
 # Flooders of one cgroup, round after round of new names, over 8
 # directories: fs.dentry-dir-max keeps each under about 256, so together
-# they can go over the cgroup's limit.
+# they can go over the cgroup's limit. A round that fails is counted as
+# the faults' if the fault window was open when it began or ended.
 flood_loop() {
 	name=$1
 	echo "$2" >"$cg/$name/memory.negative_dentry.max"
@@ -91,9 +92,15 @@ flood_loop() {
 	while running; do
 		dir=$work/$name/d$((round % 8))
 		mkdir -p "$dir"
+		window=$(cat "$log/faults.on" 2>/dev/null)
 		(echo 0 >"$cg/$name/cgroup.procs" && faulty &&
 			exec negflood -t "$ncpu" -p "r$round-" "$dir" 1000) \
-			>/dev/null 2>&1
+			>/dev/null 2>&1 ||
+			if [ -n "$window" ] || [ -e "$log/faults.on" ]; then
+				count "$log/$name.faulted"
+			else
+				count "$log/$name.failed"
+			fi
 		round=$((round + 1))
 		count "$log/$name.rounds"
 	done
@@ -144,7 +151,8 @@ mount_loop() {
 		mkdir -p /mnt/churn/d /mnt/churn/q
 		(echo 0 >"$cg/mnt/cgroup.procs" &&
 			negflood -p "m$(now)-" /mnt/churn/d 3000 &&
-			exec negflood -p "q" /mnt/churn/q 400) >/dev/null 2>&1
+			exec negflood -p "q" /mnt/churn/q 400) >/dev/null 2>&1 ||
+			count "$log/mnt.failed"
 		rmdir /mnt/churn/q
 		fsfreeze --freeze /mnt/churn && sleep 0.2 &&
 			fsfreeze --unfreeze /mnt/churn && count "$log/freeze.cycles"
@@ -195,12 +203,14 @@ faults() {
 # lockdep reports as an inconsistent lock state (fault-inject's, not ours).
 fault_window() {
 	sleep $((duration / 3))
+	echo 1 >"$log/faults.on"
 	faults Y 10 100000
 	sleep $((duration / 3))
 	for f in failslab fail_page_alloc; do
 		echo $((100000 - $(cat $dbg/$f/times))) >"$log/$f.injected"
 	done
 	faults N 0 1
+	rm "$log/faults.on"
 }
 
 for name in l300:300 l1000:1000 lmax:max sng:2000 mnt:1000 hog:max churn:max; do
@@ -226,9 +236,10 @@ pids="$pids $!"
 [ "$faults" = off ] || fault_window &
 pids="$pids $!"
 (echo 0 >"$cg/sng/cgroup.procs" && mkdir -p "$work/sng" &&
-	exec $stress_ng --dentry 1 --dir 1 --rename 1 --link 1 --getdent 1 \
+	$stress_ng --dentry 1 --dir 1 --rename 1 --link 1 --getdent 1 \
 		--filename 1 --temp-path "$work/sng" --timeout "${duration}s" \
-		--metrics-brief) >"$log/stress-ng.out" 2>&1 &
+		--metrics-brief; echo $? >"$log/stress-ng.status") \
+	>"$log/stress-ng.out" 2>&1 &
 pids="$pids $!"
 (echo 0 >"$cg/hog/cgroup.procs" &&
 	exec $stress_ng --vm 1 --vm-bytes 96M --timeout "${duration}s") \
@@ -315,6 +326,22 @@ loops_ran_to_the_end() {
 	return $ok
 }
 tap_check "every load loop ran until the end" loops_ran_to_the_end
+
+# A flood or stress-ng run that failed outside the fault window is a
+# lookup, a create or an unlink that failed where nothing was injected.
+loads_succeeded() {
+	ok=0
+	for name in l300 l1000 lmax mnt; do
+		echo "$name: $(cat "$log/$name.failed" 2>/dev/null || echo 0) floods failed," \
+			"$(cat "$log/$name.faulted" 2>/dev/null || echo 0) under injected faults"
+		[ -e "$log/$name.failed" ] && ok=1
+	done
+	echo "stress-ng exited $(cat "$log/stress-ng.status" 2>/dev/null || echo never)"
+	[ "$(cat "$log/stress-ng.status" 2>/dev/null)" = 0 ] || ok=1
+	return $ok
+}
+tap_check "the floods and stress-ng failed only under injected faults" \
+	loads_succeeded
 
 # Nothing the limits did kept the small filesystem from being remounted or
 # unmounted: a drain or a reclaim that held its s_umount would.
