@@ -23,6 +23,7 @@ import time
 import assemble
 from guest import Run, programs
 import layout
+import restated
 from results import SUMMARY, Results
 import series_check
 
@@ -137,6 +138,10 @@ def harness_suite(guest, r, suite):
     r.check(documented_packages() == want,
             "docs/setup.md lists the packages harness/deps.sh installs",
             f"docs/setup.md {documented_packages()} != deps.sh {want}")
+    copied, wrong = restated.check()
+    r.check(copied and not wrong, "the selftests' copies of the kernel's "
+            f"constants match it ({len(copied)} in negative_dentry_util.h)",
+            "; ".join(wrong) or "none found")
     import mutants  # it imports this module
     for mutant in mutants.MUTANTS:
         stale = mutants.mutated(mutant)[1]
@@ -656,7 +661,8 @@ SUITES = [
     Suite("harness", "vm-run's own promises (exit status, WARN, KASAN, "
           "timeout, bad script); docs/setup.md's package table is what "
           "harness/deps.sh installs; the host tests of userspace/ "
-          "(HOST_TESTS); every mutant of make mutants still applies",
+          "(HOST_TESTS); every mutant of make mutants still applies; the "
+          "selftests' copies of the kernel's constants match it",
           harness_suite, 85, kernels=("patched-debug",),
           distro="checks of the harness and the host, the same whatever "
           "kernel"),

@@ -26,6 +26,7 @@ import distro_check
 import fstests_compare
 import guest
 import insn_trace
+import restated
 import results
 import series_check
 import vmrun
@@ -354,6 +355,34 @@ class UnversionedObjectsTest(unittest.TestCase):
             self.object(tmp, "plain", ["a"])
             self.assertEqual(self.run_script(
                 tmp, "# CONFIG_MODVERSIONS is not set\n"), ["plain"])
+
+
+class RestatedTest(unittest.TestCase):
+    """The selftests' copies of the kernel's constants."""
+    UTIL = ("/* A batch (MEMCG_X_BATCH).\n */\n#define ND_BATCH\t\t32\n\n"
+            "/* A budget (Y_BUDGET) */\n#define ND_BUDGET\t65536\n"
+            "#define ND_NOT_A_COPY\t7\n")
+
+    def test_copies_name_their_macros(self):
+        self.assertEqual(restated.copies(self.UTIL),
+                         [("ND_BATCH", 32, "MEMCG_X_BATCH"),
+                          ("ND_BUDGET", 65536, "Y_BUDGET")])
+
+    def test_matching_copies_are_right(self):
+        kernel = ["#define MEMCG_X_BATCH\t32\n", "#define Y_BUDGET\t65536L\n"]
+        self.assertEqual(restated.mismatches(self.UTIL, kernel), [])
+
+    def test_a_drifted_or_missing_macro_is_wrong(self):
+        kernel = ["#define MEMCG_X_BATCH\t64\n"]
+        self.assertEqual(restated.mismatches(self.UTIL, kernel),
+                         ["ND_BATCH is 32, MEMCG_X_BATCH 64",
+                          "ND_BUDGET copies Y_BUDGET, which no kernel file "
+                          "of ours defines"])
+
+    def test_the_tree_agrees(self):
+        copied, wrong = restated.check()
+        self.assertGreaterEqual(len(copied), 6)
+        self.assertEqual(wrong, [])
 
 
 class TapTest(unittest.TestCase):

@@ -11,6 +11,7 @@
 
 #include <linux/fs.h>
 #include <linux/limits.h>
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -1350,9 +1351,10 @@ out:
 	return ret;
 }
 
-/* More dentries than a reclaim run looks at (NEGATIVE_DENTRY_RUN_BUDGET). */
+/* More dentries than a reclaim run looks at. */
 #define BEHIND_FILES	70000
 #define BEHIND_NEGATIVES	10000
+static_assert(BEHIND_FILES > ND_RUN_BUDGET, "more files than a run's budget");
 
 /*
  * The same, with more of the removed cgroup's dentries than a reclaim

@@ -98,9 +98,16 @@ static inline long nd_settled_floor(long limit)
 	return nd_target(limit) - ND_RECLAIM_BATCH - nd_count_slack();
 }
 
+/* Past this many times a limit, dput() kills (NEGATIVE_DENTRY_KILL_FACTOR) */
+#define ND_KILL_FACTOR		4
+
+/* and past at least this many (NEGATIVE_DENTRY_KILL_MIN) */
+#define ND_KILL_MIN		10000
+
 static inline long nd_kill_threshold(long limit)
 {
-	return 4 * limit > 10000 ? 4 * limit : 10000;
+	return ND_KILL_FACTOR * limit > ND_KILL_MIN ?
+	       ND_KILL_FACTOR * limit : ND_KILL_MIN;
 }
 
 static inline long nd_now_ms(void)
