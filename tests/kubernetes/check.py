@@ -302,20 +302,23 @@ def daemonset_checks(ds, configmaps, scripts):
 
 
 def priority_checks(by_kind):
-    """The kubepods DaemonSet's pods are node-critical, and the namespace's
-    quota lets them be where a cluster limits the class (GKE)."""
-    (ds,) = [d for d in by_kind["DaemonSet"]
-             if d["metadata"]["name"] == "negative-dentry-kubepods"]
-    pc = ds["spec"]["template"]["spec"].get("priorityClassName")
-    check(pc == "system-node-critical", "negative-dentry-kubepods: its "
-          "pods are scheduled on a full node and evicted last "
-          "(system-node-critical)", f"priorityClassName: {pc}")
+    """Both DaemonSets' pods are node-critical: the limits and the alerts
+    on them matter most under memory pressure, when the kubelet evicts;
+    and the namespace's quota lets them be where a cluster limits the
+    class (GKE)."""
     allowed = [e["values"] for q in by_kind.get("ResourceQuota", [])
                for e in q["spec"].get("scopeSelector", {}).get(
                    "matchExpressions", [])
                if e["scopeName"] == "PriorityClass" and e["operator"] == "In"]
-    check(any(pc in v for v in allowed),
-          f"a ResourceQuota of the namespace admits pods of {pc}", allowed)
+    for ds in by_kind["DaemonSet"]:
+        name = ds["metadata"]["name"]
+        pc = ds["spec"]["template"]["spec"].get("priorityClassName")
+        check(pc == "system-node-critical", f"{name}: its pods are "
+              "scheduled on a full node and evicted last "
+              "(system-node-critical)", f"priorityClassName: {pc}")
+        check(any(pc in v for v in allowed),
+              f"{name}: a ResourceQuota of the namespace admits pods of "
+              f"{pc}", allowed)
 
 
 def node_script_checks():
