@@ -66,6 +66,12 @@ MUTANTS = [
              "if (sc->drain && !mem_cgroup_slab_obj_reparented(dentry)) {",
              "if (false) {"),),
            ((CG, "test_negdentry_drain_stops_at_parents_own"),)),
+    Mutant("unlimited-drain", "every removed cgroup is drained, limit or "
+           "not",
+           (("mm/memcg_negative_dentry.c",
+             "\tif (negative_dentry_is_limited(memcg))\n",
+             "\tif (true)\n"),),
+           ((CG, "test_negdentry_unlimited_removal_keeps_them"),)),
     Mutant("moved-dir-count", "a directory moved by rename(2) loses its "
            "count of negative children",
            (("fs/dcache.c",

@@ -107,9 +107,11 @@ long negative_dentry_usage(struct mem_cgroup *memcg)
 static void negative_dentry_over(struct memcg_negative_dentry *mnd,
 				 bool *behind)
 {
-	struct memcg_negative_dentry_limit *limit = READ_ONCE(mnd->limit);
+	struct memcg_negative_dentry_limit *limit;
 
-	/* Set before the limit (negative_dentry_set_max()), seen later. */
+	/* The max just read was set after the limit (negative_dentry_set_max()). */
+	smp_rmb();
+	limit = READ_ONCE(mnd->limit);
 	if (!limit)
 		return;
 	negative_dentry_queue_work(&limit->reclaim_work);
@@ -278,8 +280,9 @@ static bool negative_dentry_stock_holds(int cpu, struct mem_cgroup *root,
 /**
  * negative_dentry_drain_stocks - give back the credit held for a subtree
  * @root: the subtree's memcg
- * @offline: @root is going offline: let go of it, isolated cpus included
- * @wait: wait until it is given back; the caller may sleep
+ * @offline: @root is going offline: let go of it, isolated cpus included,
+ *	and wait for nothing; else wait until the credit is back (the caller
+ *	may sleep)
  *
  * As drain_all_stock(): only the cpus whose stocks hold a memcg of the
  * subtree (with credit, unless @offline) drain them, on that cpu. A cpu
@@ -287,9 +290,9 @@ static bool negative_dentry_stock_holds(int cpu, struct mem_cgroup *root,
  * interrupted for a limit (negative_dentry_usage() leaves it out), but not
  * a memcg going offline.
  */
-void negative_dentry_drain_stocks(struct mem_cgroup *root, bool offline,
-				  bool wait)
+void negative_dentry_drain_stocks(struct mem_cgroup *root, bool offline)
 {
+	bool wait = !offline;
 	cpumask_var_t queued;
 	int cpu;
 
@@ -399,14 +402,26 @@ void memcg_negative_dentry_init(struct mem_cgroup *memcg,
 	INIT_DELAYED_WORK(&mnd->drain_work, negative_dentry_drain_workfn);
 }
 
+/* Whether @memcg or an ancestor has a limit. */
+static bool negative_dentry_is_limited(struct mem_cgroup *memcg)
+{
+	for (; !mem_cgroup_is_root(memcg); memcg = parent_mem_cgroup(memcg))
+		if (READ_ONCE(memcg->negative_dentry.counter.max) !=
+		    PAGE_COUNTER_MAX)
+			return true;
+	return false;
+}
+
 /**
  * memcg_negative_dentry_offline - let go of a removed cgroup
  * @memcg: the memcg going offline, its objcgs and LRU lists reparented
  *
  * Its dentries are its parent's now, under the parent's limits: its limit
  * lets go of the key, and every stock of its credit, isolated cpus' too
- * (css_tryget_online() keeps them from taking it again). The drain of its
- * negative dentries is queued; rmdir does not wait for it.
+ * (css_tryget_online() keeps them from taking it again). If it or an
+ * ancestor has a limit, the drain of its negative dentries is queued;
+ * rmdir does not wait for it. Without one, removal is as without the
+ * feature.
  */
 void memcg_negative_dentry_offline(struct mem_cgroup *memcg)
 {
@@ -416,8 +431,9 @@ void memcg_negative_dentry_offline(struct mem_cgroup *memcg)
 		static_branch_slow_dec_deferred(&negative_dentry_limits);
 	if (!memcg_kmem_online())
 		return;
-	negative_dentry_drain_stocks(memcg, true, false);
-	negative_dentry_drain_queue(memcg);
+	negative_dentry_drain_stocks(memcg, true);
+	if (negative_dentry_is_limited(memcg))
+		negative_dentry_drain_queue(memcg);
 }
 
 /*

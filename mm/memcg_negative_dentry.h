@@ -13,7 +13,7 @@ struct mem_cgroup;
  * struct memcg_negative_dentry_limit - the reclaim of a cgroup's limit
  * @memcg: the cgroup
  * @reclaim_work: brings the count down to the target once it passed the limit
- * @reclaiming: a pass was counted, and the work has not ended since
+ * @reclaiming: the work counted a pass, and has not ended it since
  * @quiet_until: a second after a cycle that freed nothing: passes before
  *	are not counted
  * @aging: the next run is in the round that ages hot negative dentries
@@ -45,8 +45,7 @@ static inline bool negative_dentry_behind(long usage, long max)
 
 /* memcg_negative_dentry.c */
 long negative_dentry_usage(struct mem_cgroup *memcg);
-void negative_dentry_drain_stocks(struct mem_cgroup *root, bool offline,
-				  bool wait);
+void negative_dentry_drain_stocks(struct mem_cgroup *root, bool offline);
 void negative_dentry_max_passed(struct mem_cgroup *memcg);
 
 /* memcg_negative_dentry_reclaim.c */

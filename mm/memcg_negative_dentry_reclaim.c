@@ -205,9 +205,9 @@ static bool negative_dentry_reclaim_cycle(struct memcg_negative_dentry_limit *li
  * Whether @limit is being reclaimed for a pass of its count over @max. If
  * not yet and the counter is over, the stocks give back the subtree's
  * credit first: only a count still over is a pass, so credit alone is
- * never counted. The work or task that gets here first counts it, before
- * either reclaims. Within a second of a cycle that freed nothing, passes
- * are not counted. Might sleep.
+ * never counted. Only the work starts and ends a pass, so that no pass is
+ * left open with nothing to end it. Within a second of a cycle that freed
+ * nothing, passes are not counted.
  */
 static bool negative_dentry_reclaim_start(struct memcg_negative_dentry_limit *limit,
 					  long max)
@@ -218,7 +218,7 @@ static bool negative_dentry_reclaim_start(struct memcg_negative_dentry_limit *li
 		return true;
 	if (negative_dentry_count(memcg) <= max)
 		return false;
-	negative_dentry_drain_stocks(memcg, false, true);
+	negative_dentry_drain_stocks(memcg, false);
 	if (negative_dentry_usage(memcg) <= max)
 		return false;
 	if (!xchg(&limit->reclaiming, true) &&
@@ -364,10 +364,11 @@ void negative_dentry_reclaim_queue(struct mem_cgroup *memcg)
 /*
  * On its way back to user space, a task that charged while the work was
  * behind takes a bounded batch from its own lists, for each ancestor still
- * over by more than the margin: the offender pays in its own CPU time, as
- * memory.high makes it pay for memory, not everyone's kworkers. Only what
- * its lists hold above their share, so a cgroup under its share keeps its
- * own; the cost is the batch's, whatever the number of cgroups below.
+ * over by more than the margin in a pass the work started: the offender
+ * pays in its own CPU time, as memory.high makes it pay for memory, not
+ * everyone's kworkers. Only what its lists hold above their share, so a
+ * cgroup under its share keeps its own; the cost is the batch's, whatever
+ * the number of cgroups below. It waits for no other cpu.
  */
 static void negative_dentry_task_reclaim(struct callback_head *cb)
 {
@@ -388,8 +389,8 @@ static void negative_dentry_task_reclaim(struct callback_head *cb)
 		struct negative_dentry_reclaim sc = { .memcg = memcg };
 		long own;
 
-		if (!limit || !negative_dentry_behind(usage, max) ||
-		    !negative_dentry_reclaim_start(limit, max))
+		if (!limit || !READ_ONCE(limit->reclaiming) ||
+		    !negative_dentry_behind(usage, max))
 			continue;
 		usage = negative_dentry_usage(iter);
 		rcu_read_lock();

@@ -35,6 +35,8 @@
 
 #define FLOOD		100000
 #define SETTLE_MS	120000
+/* A limit no test reaches: on a cgroup's path, it arms the drain at removal. */
+#define UNREACHED	1000000
 #define DROP_CACHES	"/proc/sys/vm/drop_caches"
 
 struct flood {
@@ -1113,6 +1115,7 @@ static int drain_keeps_lru_order(const char *root, long negatives)
 		goto out;
 	/* The parent's own files first, before it can have children. */
 	if (!parent || !child || mkdir(dirs[0], 0755) || cg_create(parent) ||
+	    cg_write_numeric(parent, "memory.negative_dentry.max", UNREACHED) ||
 	    cg_run(parent, named_files_fn, &own) ||
 	    cg_write(parent, "cgroup.subtree_control", "+memory") ||
 	    cg_create(child) || cg_run(child, named_files_fn, &gone) ||
@@ -1289,6 +1292,56 @@ static long dying_children(void *parent)
 }
 
 /*
+ * Without a limit on its path, a removed cgroup's negative dentries stay
+ * its parent's, as without the feature: only a limit arms the drain. A
+ * cgroup under a limit never reached is removed beside it, and its drain
+ * shows that removals were seen; the unlimited one must still hold its
+ * 1000. The drain used to run for every removal.
+ */
+static int test_negdentry_unlimited_removal_keeps_them(const char *root)
+{
+	static const char * const dirs[] = { "nd_keep_free", "nd_keep_limited",
+					     NULL };
+	char *free_parent = cg_name(root, "nd_keep_free");
+	char *free_child = cg_name(root, "nd_keep_free/child");
+	char *limited = cg_name(root, "nd_keep_limited");
+	char *limited_child = cg_name(root, "nd_keep_limited/child");
+	long kept = -1, drained = -1;
+	int ret = KSFT_FAIL;
+
+	if (!free_parent || !free_child || !limited || !limited_child ||
+	    cg_create(free_parent) || cg_create(limited) ||
+	    cg_write_numeric(limited, "memory.negative_dentry.max", UNREACHED) ||
+	    cg_write(free_parent, "cgroup.subtree_control", "+memory") ||
+	    cg_write(limited, "cgroup.subtree_control", "+memory") ||
+	    cg_create(free_child) || cg_create(limited_child) ||
+	    mkdir(dirs[0], 0755) || mkdir(dirs[1], 0755) ||
+	    flood_in(free_child, dirs[0], 1000, 1) ||
+	    flood_in(limited_child, dirs[1], 1000, 1) ||
+	    cg_destroy(free_child) || cg_destroy(limited_child))
+		goto out;
+	drained = nd_wait_for(read_current, limited, 0, SETTLE_MS);
+	if (nd_wait_for(drains_running, NULL, 0, SETTLE_MS))
+		goto out;
+	kept = read_current(free_parent);
+	ksft_print_msg("after removal: unlimited parent %ld, limited parent %ld, of 1000 each\n",
+		       kept, drained);
+	if (drained == 0 && kept >= 1000)
+		ret = KSFT_PASS;
+out:
+	cg_destroy(free_child);
+	cg_destroy(limited_child);
+	cg_destroy(free_parent);
+	cg_destroy(limited);
+	remove_dirs(dirs);
+	free(free_child);
+	free(limited_child);
+	free(free_parent);
+	free(limited);
+	return ret;
+}
+
+/*
  * rmdir of a cgroup does not wait for its negative dentries; a drain frees
  * them, and the dying cgroup, within seconds. The times are reported, not
  * judged: the deadlines only catch a drain that never happens.
@@ -1308,6 +1361,7 @@ static int test_negdentry_rmdir_drains(const char *root)
 	 * dying until memory pressure reclaims them.
 	 */
 	if (!parent || !child || cg_create(parent) ||
+	    cg_write_numeric(parent, "memory.negative_dentry.max", UNREACHED) ||
 	    cg_write(parent, "cgroup.subtree_control", "+memory") ||
 	    cg_create(child) || mkdir(dirs[0], 0755))
 		goto out;
@@ -1442,6 +1496,7 @@ static int test_negdentry_drain_stops_at_parents_own(const char *root)
 	int ret = KSFT_FAIL;
 
 	if (!parent || !child || mkdir(dirs[0], 0755) || cg_create(parent) ||
+	    cg_write_numeric(parent, "memory.negative_dentry.max", UNREACHED) ||
 	    cg_run(parent, hot_names_fn, &own) ||
 	    cg_write(parent, "cgroup.subtree_control", "+memory") ||
 	    cg_create(child) || cg_run(child, hot_names_fn, &gone) ||
@@ -1490,6 +1545,7 @@ static int test_negdentry_drain_behind_positives(const char *root)
 	if (pin_to_one_cpu(&cpus) || change_setting(&defrag, "0"))
 		goto out;
 	if (!parent || !child || cg_create(parent) ||
+	    cg_write_numeric(parent, "memory.negative_dentry.max", UNREACHED) ||
 	    cg_write(parent, "cgroup.subtree_control", "+memory") ||
 	    cg_create(child) || mkdir(dirs[0], 0755) ||
 	    files_then_negatives(child, dirs[0]) || stat(child, &st) ||
@@ -2352,6 +2408,7 @@ struct negdentry_test {
 	T(test_negdentry_cpu_offline),
 	T(test_negdentry_events_notify),
 	T(test_negdentry_events_hierarchical),
+	T(test_negdentry_unlimited_removal_keeps_them),
 	T(test_negdentry_rmdir_drains),
 	T(test_negdentry_drain_keeps_lru_order),
 	T(test_negdentry_drain_stops_at_parents_own),
