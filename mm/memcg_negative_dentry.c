@@ -399,7 +399,6 @@ void memcg_negative_dentry_init(struct mem_cgroup *memcg,
 			  parent && !mem_cgroup_is_root(parent) ?
 			  &parent->negative_dentry.counter : NULL, false);
 	INIT_LIST_HEAD(&mnd->peaks);
-	INIT_DELAYED_WORK(&mnd->drain_work, negative_dentry_drain_workfn);
 }
 
 /* Whether @memcg or an ancestor has a limit. */

@@ -13,12 +13,14 @@ struct mem_cgroup;
  * struct memcg_negative_dentry_limit - the reclaim of a cgroup's limit
  * @memcg: the cgroup
  * @reclaim_work: brings the count down to the target once it passed the limit
- * @reclaiming: the work counted a pass, and has not ended it since
+ * @reclaiming: a pass was counted, and the work has not ended it since
  * @quiet_until: a second after a cycle that freed nothing: passes before
  *	are not counted
  * @aging: the next run is in the round that ages hot negative dentries
  * @freed: the cycle so far has freed negative dentries
- * @fair: each memcg's share of the target, as the last round found it
+ * @fair: each memcg's share of the target, as the last round found it; 0
+ *	before the first, when a task still charging while far over may
+ *	take its own down to the target
  * @cursor_id: the cgroup id of the memcg the last run stopped in, 0 for
  *	the start of the round
  * @cursor: where in that memcg's lists it ran out of budget
@@ -56,6 +58,5 @@ void negative_dentry_reclaim_queue(struct mem_cgroup *memcg);
 void negative_dentry_reclaim_rearm(struct mem_cgroup *memcg);
 void negative_dentry_task_reclaim_queue(void);
 void negative_dentry_drain_queue(struct mem_cgroup *memcg);
-void negative_dentry_drain_workfn(struct work_struct *work);
 
 #endif /* _MM_MEMCG_NEGATIVE_DENTRY_H */

@@ -8,8 +8,9 @@
  * them) down to the limit less a margin; each memcg of the subtree may
  * keep an equal share of that target. A task that outruns the work takes
  * a bounded batch from its own lists on its way back to user space. A
- * removed cgroup's dentries are spliced to its parent's lists, and a drain
- * reclaims the negative ones, so that rmdir does not wait for them.
+ * removed cgroup's dentries are spliced to its parent's lists, and if it
+ * or an ancestor has a limit, a drain reclaims the negative ones, so that
+ * rmdir does not wait for them.
  */
 #include <linux/cgroup.h>
 #include <linux/debugfs.h>
@@ -202,12 +203,22 @@ static bool negative_dentry_reclaim_cycle(struct memcg_negative_dentry_limit *li
 }
 
 /*
+ * Start a pass of @limit's count over its max, and count it, if none is
+ * under way; the work or task that gets here first does. Within a second
+ * of a cycle that freed nothing, passes are not counted.
+ */
+static void negative_dentry_pass_start(struct memcg_negative_dentry_limit *limit)
+{
+	if (!xchg(&limit->reclaiming, true) &&
+	    time_after_eq(jiffies, READ_ONCE(limit->quiet_until)))
+		negative_dentry_max_passed(limit->memcg);
+}
+
+/*
  * Whether @limit is being reclaimed for a pass of its count over @max. If
  * not yet and the counter is over, the stocks give back the subtree's
  * credit first: only a count still over is a pass, so credit alone is
- * never counted. Only the work starts and ends a pass, so that no pass is
- * left open with nothing to end it. Within a second of a cycle that freed
- * nothing, passes are not counted.
+ * never counted. Might sleep.
  */
 static bool negative_dentry_reclaim_start(struct memcg_negative_dentry_limit *limit,
 					  long max)
@@ -221,9 +232,7 @@ static bool negative_dentry_reclaim_start(struct memcg_negative_dentry_limit *li
 	negative_dentry_drain_stocks(memcg, false);
 	if (negative_dentry_usage(memcg) <= max)
 		return false;
-	if (!xchg(&limit->reclaiming, true) &&
-	    time_after_eq(jiffies, READ_ONCE(limit->quiet_until)))
-		negative_dentry_max_passed(memcg);
+	negative_dentry_pass_start(limit);
 	return true;
 }
 
@@ -262,7 +271,8 @@ static void negative_dentry_reclaim_workfn(struct work_struct *work)
 		negative_dentry_queue_work(work);
 		goto out;
 	}
-	if (!more)
+	/* Not if a write of the limit re-armed the count meanwhile. */
+	if (!more && READ_ONCE(memcg->negative_dentry.counter.max) == max)
 		WRITE_ONCE(limit->quiet_until, jiffies + HZ);
 done:
 	/* Queued again by what this run freed (overlayfs): the pass goes on. */
@@ -364,11 +374,12 @@ void negative_dentry_reclaim_queue(struct mem_cgroup *memcg)
 /*
  * On its way back to user space, a task that charged while the work was
  * behind takes a bounded batch from its own lists, for each ancestor still
- * over by more than the margin in a pass the work started: the offender
- * pays in its own CPU time, as memory.high makes it pay for memory, not
- * everyone's kworkers. Only what its lists hold above their share, so a
- * cgroup under its share keeps its own; the cost is the batch's, whatever
- * the number of cgroups below. It waits for no other cpu.
+ * over by more than the margin: the offender pays in its own CPU time, as
+ * memory.high makes it pay for memory, not everyone's kworkers. Only what
+ * its lists hold above their share, so a cgroup under its share keeps its
+ * own; the cost is the batch's, whatever the number of cgroups below. A
+ * task that starts a pass (so far over, credit cannot be all of it) also
+ * queues the work, which ends it; it waits for no other cpu.
  */
 static void negative_dentry_task_reclaim(struct callback_head *cb)
 {
@@ -389,10 +400,15 @@ static void negative_dentry_task_reclaim(struct callback_head *cb)
 		struct negative_dentry_reclaim sc = { .memcg = memcg };
 		long own;
 
-		if (!limit || !READ_ONCE(limit->reclaiming) ||
-		    !negative_dentry_behind(usage, max))
+		if (!limit || !negative_dentry_behind(usage, max))
 			continue;
 		usage = negative_dentry_usage(iter);
+		if (!negative_dentry_behind(usage, max))
+			continue;
+		if (!READ_ONCE(limit->reclaiming)) {
+			negative_dentry_pass_start(limit);
+			negative_dentry_queue_work(&limit->reclaim_work);
+		}
 		rcu_read_lock();
 		own = negative_dentry_own(memcg);
 		rcu_read_unlock();
@@ -435,22 +451,24 @@ void negative_dentry_task_reclaim_queue(void)
 /* How long a drain that made way for a writer of s_umount waits. */
 #define NEGATIVE_DENTRY_DRAIN_RETRY	(HZ / 10)
 
-/**
- * negative_dentry_drain_workfn - drain a removed cgroup's negative dentries
- * @work: the drain_work of the cgroup's memcg_negative_dentry
- *
+/* The drain of one removed cgroup, made at its offline. */
+struct negative_dentry_drain {
+	struct delayed_work work;
+	struct mem_cgroup *memcg;
+};
+
+/*
  * The offline cgroup's dentries are at the head of its parent's LRU lists,
  * on the superblocks its shrinker maps name. The drain takes the negative
  * ones, each list in one pass, and runs again a little later if a writer
  * of s_umount (umount, remount) held it up. A frozen superblock it leaves.
  */
-void negative_dentry_drain_workfn(struct work_struct *work)
+static void negative_dentry_drain_workfn(struct work_struct *work)
 {
-	struct memcg_negative_dentry *mnd =
-		container_of(to_delayed_work(work), struct memcg_negative_dentry,
-			     drain_work);
-	struct mem_cgroup *memcg = container_of(mnd, struct mem_cgroup,
-						negative_dentry);
+	struct negative_dentry_drain *drain =
+		container_of(to_delayed_work(work), struct negative_dentry_drain,
+			     work);
+	struct mem_cgroup *memcg = drain->memcg;
 	struct negative_dentry_reclaim sc = {
 		.memcg = parent_mem_cgroup(memcg),
 		.drain = true,
@@ -466,28 +484,35 @@ void negative_dentry_drain_workfn(struct work_struct *work)
 						    true, negative_dentry_count(memcg),
 						    sc.scanned, sc.reclaimed);
 		if (sc.yielded) {
-			queue_delayed_work(negative_dentry_wq, &mnd->drain_work,
+			queue_delayed_work(negative_dentry_wq, &drain->work,
 					   NEGATIVE_DENTRY_DRAIN_RETRY);
 			return;
 		}
 	}
 	atomic_long_dec(&negative_dentry_drains);
 	css_put(&memcg->css);
+	kfree(drain);
 }
 
 /**
  * negative_dentry_drain_queue - drain a removed cgroup's negative dentries
- * @memcg: the memcg going offline
+ * @memcg: the memcg going offline; the caller may sleep
  *
- * The drain holds the css until it is done.
+ * The drain holds the css until it is done. Without memory for it, the
+ * negative dentries stay, as without a limit.
  */
 void negative_dentry_drain_queue(struct mem_cgroup *memcg)
 {
+	struct negative_dentry_drain *drain = kmalloc(sizeof(*drain),
+						      GFP_KERNEL);
+
+	if (!drain)
+		return;
+	drain->memcg = memcg;
+	INIT_DELAYED_WORK(&drain->work, negative_dentry_drain_workfn);
 	css_get(&memcg->css);
 	atomic_long_inc(&negative_dentry_drains);
-	/* Offline comes once: the work cannot be pending already. */
-	WARN_ON_ONCE(!queue_delayed_work(negative_dentry_wq,
-					 &memcg->negative_dentry.drain_work, 0));
+	queue_delayed_work(negative_dentry_wq, &drain->work, 0);
 }
 
 static int negative_dentry_drains_get(void *data, u64 *val)

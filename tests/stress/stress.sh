@@ -383,7 +383,8 @@ for c in "$cg"/*/; do
 	echo "$(basename "$c"): $(held "$c")" >>"$log/held"
 done
 
-# Remove every test cgroup; what they left is drained and dropped.
+# Remove every test cgroup; what those under a limit left is drained, and
+# what the rest left is dropped with the caches below.
 for c in "$cg"/*/ "$cg"/churn/*/; do
 	[ -d "$c" ] || continue
 	for p in $(cat "$c/cgroup.procs"); do kill -9 "$p" 2>/dev/null; done
@@ -418,7 +419,8 @@ tap_check "every drain of a removed cgroup ends" drains_end
 # hold no more than its live descendants (churn/, the removed churn
 # cgroups' parent, is left). What a removed cgroup held that turned
 # negative after its drain ran (a file unlinked later, a dentry in use
-# then) is the parent's, and caches are dropped for it; that the drains
+# then), or that no limit drained (lmax), is the parent's, and caches are
+# dropped for it; that the drains
 # themselves free what they should is the selftests' to judge
 # (test_negdentry_rmdir_drains and the drain tests). memory.stat's
 # negative_dentries is the same count.
