@@ -2028,8 +2028,9 @@ static int frozen_names_fn(const char *cgroup, void *arg)
  * are on a frozen filesystem, behind 70,000 files on another, when a
  * limit of 1000 is set. The work goes on from run to run while it has
  * lists to get through, but once a whole cycle over them, sparing hot
- * negatives and then aging them, freed nothing, it runs no more until a
- * charge over the limit queues it; and it took none. More missing names
+ * negatives and then aging them, freed nothing, it goes idle (debugfs
+ * "works" reads 0, so nothing is queued) until a charge over the limit
+ * queues it; and it took none. More missing names
  * looked up there then meet the last resort: past the kill threshold
  * (10000), a new negative dentry is freed on its final dput(), and the
  * count stays at the threshold. Once the filesystem is thawed, setting
@@ -2040,7 +2041,7 @@ static int test_negdentry_reclaim_stops_when_frozen(const char *root)
 	static const char * const dirs[] = { "nd_frozen_files", NULL };
 	const char *dev = getenv("NEGATIVE_DENTRY_SCRATCH");
 	char *cg = cg_name(root, "nd_frozen");
-	long runs = -1, later = -1, kept = -1, killed = -1, held = -1;
+	long runs = -1, kept = -1, killed = -1, held = -1;
 	long left = -1;
 	int fd = -1, ret = KSFT_FAIL;
 
@@ -2056,10 +2057,10 @@ static int test_negdentry_reclaim_stops_when_frozen(const char *root)
 	    nd_trace_event("negative_dentry_reclaim_memcg", 1) ||
 	    cg_write_numeric(cg, "memory.negative_dentry.max", FROZEN_MAX))
 		goto thaw;
-	sleep(5);
+	/* Idle: no run queued or running, so none comes without a charge. */
+	if (nd_wait_idle(SETTLE_MS))
+		goto thaw;
 	runs = reclaim_runs();
-	sleep(3);
-	later = reclaim_runs();
 	kept = read_current(cg);
 	if (cg_run(cg, frozen_names_fn, "nd_scratch/d"))
 		goto thaw;
@@ -2071,11 +2072,10 @@ thaw:
 	if (held >= 0 && !cg_write_numeric(cg, "memory.negative_dentry.max",
 					   FROZEN_MAX))
 		left = settled_current(cg, FROZEN_MAX);
-	ksft_print_msg("frozen: %ld runs, %ld 3 s later, %ld kept\n",
-		       runs, later, kept);
+	ksft_print_msg("frozen: %ld runs, then idle, %ld kept\n", runs, kept);
 	ksft_print_msg("%ld more names: %ld killed, %ld held; thawed: %ld left\n",
 		       nd_kill_threshold(FROZEN_MAX), killed, held, left);
-	if (runs > 0 && later == runs && kept >= 5000 &&
+	if (runs > 0 && kept >= 5000 &&
 	    killed > 0 &&
 	    held <= nd_kill_threshold(FROZEN_MAX) + nd_count_slack() &&
 	    left >= 0 && left <= nd_settled_bound(FROZEN_MAX))
@@ -2257,8 +2257,7 @@ static int test_negdentry_racing_writers(const char *root)
 	pid_t pid[WRITERS];
 
 	/* A key let go of by the test before goes after its second. */
-	sleep(2);
-	before = key_holders();
+	before = key_holders_become(0);
 	if (!cg || before < 0 || cg_create(cg))
 		goto out;
 	snprintf(path, sizeof(path), "%s/memory.negative_dentry.max", cg);
@@ -2349,8 +2348,7 @@ static int test_negdentry_delegated(const char *root)
 	long left, before, holders;
 
 	/* A key let go of by the test before goes after its second. */
-	sleep(2);
-	before = key_holders();
+	before = key_holders_become(0);
 	if (!parent || !deleg || !start || !mine || cg_create(parent) ||
 	    cg_write(parent, "cgroup.subtree_control", "+memory") ||
 	    cg_write_numeric(parent, "memory.negative_dentry.max", 1000) ||
