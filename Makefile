@@ -61,7 +61,7 @@ PATCH := $(BUILD)/negative-dentry.patch
 # The unit tests of the harness itself, before anything is built.
 HARNESS_TESTS := python3 -m unittest discover -s harness -p '*_test.py'
 
-.PHONY: run check fresh-check distro-check fstests workloads stress mutants stress-stage bench insn-trace deb systemd-deb repo repo-check vm-run patch series-check harness-test deps tree kernel initramfs debian-rootfs clean
+.PHONY: run check fresh-check distro-check fstests workloads stress mutants upstream-rates stress-stage bench insn-trace deb systemd-deb repo repo-check vm-run patch series-check harness-test deps tree kernel initramfs debian-rootfs clean
 
 run: DEBUG_DEFAULT := 0
 run: kernel initramfs
@@ -151,6 +151,14 @@ stress: initramfs
 # back, and the tests that must fail on each (about 40 min for all).
 mutants: initramfs
 	harness/mutants.py $(MUTANTS)
+
+# make upstream-rates: the upstream cgroup selftests RUNS times (20) on the
+# fast base kernel and on ours, in turn: each test's failures on each, in
+# results/upstream-rates.md, to judge tests/upstream/known-results' flaky
+# entries (about 3 min a pair of boots).
+upstream-rates: initramfs
+	for k in base patched; do harness/kernel.sh $$k fast || exit 1; done
+	harness/upstream_rates.py $(RUNS)
 
 # The stress suite's folder for vm-run: its script, the TAP helpers, and
 # Debian's stress-ng with the libraries it loads (the busybox guest has
