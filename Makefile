@@ -274,9 +274,23 @@ debian-rootfs: initramfs
 $(INITRAMFS): guest/init harness/initramfs.sh $(GUEST_BINS)
 	harness/initramfs.sh $@ $(GUEST_BINS)
 
-$(BUILD)/guest/bin/test_%: $(CGROUP_TESTS_BASE)/test_%.c $(CGROUP_TESTS_BASE)/cgroup_util.c
+# The upstream cgroup selftests are built from a copy of the base's, with
+# the upstream fixes of tests/upstream/patches applied: the base tree
+# stays as Debian ships it.
+UPSTREAM_SRC := $(BUILD)/upstream-selftests
+UPSTREAM_FIXES := $(wildcard tests/upstream/patches/*.patch)
+$(UPSTREAM_SRC)/applied: $(UPSTREAM_FIXES) $(wildcard $(CGROUP_TESTS_BASE)/*.[ch])
+	rm -rf $(UPSTREAM_SRC) && mkdir -p $(UPSTREAM_SRC)
+	cp $(CGROUP_TESTS_BASE)/*.[ch] $(UPSTREAM_SRC)/
+	for p in $(abspath $(UPSTREAM_FIXES)); do \
+		(cd $(UPSTREAM_SRC) && GIT_CEILING_DIRECTORIES=$(BUILD) \
+		 git apply -p1 $$p) || exit 1; done
+	touch $@
+
+$(BUILD)/guest/bin/test_%: $(UPSTREAM_SRC)/applied
 	@mkdir -p $(@D)
-	$(STATIC_CC) -o $@ $^
+	$(STATIC_CC) -I$(CGROUP_TESTS_BASE) -o $@ $(UPSTREAM_SRC)/test_$*.c \
+		$(UPSTREAM_SRC)/cgroup_util.c
 
 NEGATIVE_DENTRY_UTIL := $(SELFTESTS_OURS)/filesystems/negative_dentries/negative_dentry_util.h
 
