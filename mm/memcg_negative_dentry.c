@@ -98,6 +98,20 @@ long negative_dentry_usage(struct mem_cgroup *memcg)
 	return max(usage, 0L);
 }
 
+/**
+ * negative_dentry_credit_bound - the most credit the stocks can hold
+ *
+ * That of every slot of every online cpu, and of the one cpu that may be
+ * going offline: a subtree's counter less this is never above its count.
+ *
+ * Return: the bound.
+ */
+long negative_dentry_credit_bound(void)
+{
+	return (num_online_cpus() + 1L) * MEMCG_NEGATIVE_DENTRY_STOCK_SLOTS *
+	       MEMCG_NEGATIVE_DENTRY_CHARGE_BATCH;
+}
+
 /*
  * The counter of @mnd passed its limit: queue the reclaim work, which
  * checks the count without the stocks' credit, and set *@behind if the

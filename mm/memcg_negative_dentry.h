@@ -13,7 +13,9 @@ struct mem_cgroup;
  * struct memcg_negative_dentry_limit - the reclaim of a cgroup's limit
  * @memcg: the cgroup
  * @reclaim_work: brings the count down to the target once it passed the limit
- * @reclaiming: a pass was counted, and the work has not ended it since
+ * @reclaiming: a pass was started (counted, unless in a quiet second),
+ *	and the work has not ended it since
+ * @written: bumped by each write of the limit, which re-arms the count
  * @quiet_until: a second after a cycle that freed nothing: passes before
  *	are not counted
  * @aging: the next run is in the round that ages hot negative dentries
@@ -31,6 +33,7 @@ struct memcg_negative_dentry_limit {
 	struct mem_cgroup *memcg;
 	struct work_struct reclaim_work;
 	bool reclaiming;
+	unsigned int written;
 	unsigned long quiet_until;
 	bool aging;
 	bool freed;
@@ -47,6 +50,7 @@ static inline bool negative_dentry_behind(long usage, long max)
 
 /* memcg_negative_dentry.c */
 long negative_dentry_usage(struct mem_cgroup *memcg);
+long negative_dentry_credit_bound(void);
 void negative_dentry_drain_stocks(struct mem_cgroup *root, bool offline);
 void negative_dentry_max_passed(struct mem_cgroup *memcg);
 

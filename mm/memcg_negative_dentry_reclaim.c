@@ -204,8 +204,8 @@ static bool negative_dentry_reclaim_cycle(struct memcg_negative_dentry_limit *li
 
 /*
  * Start a pass of @limit's count over its max, and count it, if none is
- * under way; the work or task that gets here first does. Within a second
- * of a cycle that freed nothing, passes are not counted.
+ * under way; within a second of a cycle that freed nothing, passes are not
+ * counted.
  */
 static void negative_dentry_pass_start(struct memcg_negative_dentry_limit *limit)
 {
@@ -245,6 +245,7 @@ static void negative_dentry_reclaim_workfn(struct work_struct *work)
 	struct negative_dentry_reclaim sc = {
 		.budget = NEGATIVE_DENTRY_RUN_BUDGET,
 	};
+	unsigned int written = READ_ONCE(limit->written);
 	long max, usage;
 	bool more;
 
@@ -271,9 +272,13 @@ static void negative_dentry_reclaim_workfn(struct work_struct *work)
 		negative_dentry_queue_work(work);
 		goto out;
 	}
-	/* Not if a write of the limit re-armed the count meanwhile. */
-	if (!more && READ_ONCE(memcg->negative_dentry.counter.max) == max)
+	if (!more) {
 		WRITE_ONCE(limit->quiet_until, jiffies + HZ);
+		/* A write of the limit meanwhile re-armed the count: keep it so. */
+		smp_mb();
+		if (READ_ONCE(limit->written) != written)
+			WRITE_ONCE(limit->quiet_until, jiffies);
+	}
 done:
 	/* Queued again by what this run freed (overlayfs): the pass goes on. */
 	if (!work_pending(work))
@@ -344,6 +349,9 @@ void negative_dentry_reclaim_rearm(struct mem_cgroup *memcg)
 		READ_ONCE(memcg->negative_dentry.limit);
 
 	if (limit) {
+		WRITE_ONCE(limit->written, limit->written + 1);
+		/* Pairs with the work's smp_mb() after it sets a quiet second. */
+		smp_mb();
 		WRITE_ONCE(limit->quiet_until, jiffies);
 		WRITE_ONCE(limit->reclaiming, false);
 	}
@@ -377,9 +385,10 @@ void negative_dentry_reclaim_queue(struct mem_cgroup *memcg)
  * over by more than the margin: the offender pays in its own CPU time, as
  * memory.high makes it pay for memory, not everyone's kworkers. Only what
  * its lists hold above their share, so a cgroup under its share keeps its
- * own; the cost is the batch's, whatever the number of cgroups below. A
- * task that starts a pass (so far over, credit cannot be all of it) also
- * queues the work, which ends it; it waits for no other cpu.
+ * own; the cost is the batch's, whatever the number of cgroups below. It
+ * waits for no other cpu, so it cannot drain the stocks: before the work
+ * has counted a pass, it starts one (and queues the work, which ends it)
+ * only if the counter is past the margin by more than all their credit.
  */
 static void negative_dentry_task_reclaim(struct callback_head *cb)
 {
@@ -402,13 +411,15 @@ static void negative_dentry_task_reclaim(struct callback_head *cb)
 
 		if (!limit || !negative_dentry_behind(usage, max))
 			continue;
-		usage = negative_dentry_usage(iter);
-		if (!negative_dentry_behind(usage, max))
-			continue;
 		if (!READ_ONCE(limit->reclaiming)) {
+			if (!negative_dentry_behind(usage -
+						    negative_dentry_credit_bound(),
+						    max))
+				continue;
 			negative_dentry_pass_start(limit);
 			negative_dentry_queue_work(&limit->reclaim_work);
 		}
+		usage = negative_dentry_usage(iter);
 		rcu_read_lock();
 		own = negative_dentry_own(memcg);
 		rcu_read_unlock();

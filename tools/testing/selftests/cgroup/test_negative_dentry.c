@@ -519,10 +519,9 @@ out:
  * of 70, then 60 more names on cpu 1 take the cgroup to 124, over it by
  * more than an eighth. Under the old stock, which let changes wait
  * uncharged, the count the limit acted on went from 1 to 61 only, and
- * nothing started reclaim. The cgroup's tasks may reclaim what they take
- * it over by before the reclaim work runs; the pass is counted all the
- * same: .events read max 0 when only the work counted, and only what it
- * found over.
+ * nothing started reclaim. The pass must be counted, whoever reclaims:
+ * .events once read max 0 when the tasks reclaimed before the work
+ * counted, and the work counted only what it found over.
  */
 static int test_negdentry_lowered_limit(const char *root)
 {
@@ -548,7 +547,7 @@ static int test_negdentry_lowered_limit(const char *root)
 	    cg_run(cg, pinned_stats_fn, &after))
 		goto out;
 	left = settled_current(cg, LOWERED_MAX);
-	/* The tasks' own reclaim may be done before the work counts it. */
+	/* Counted by the work, which may not have run yet. */
 	wait_for_event(cg);
 	ksft_print_msg("limit lowered to %d over %d waiting, %d more: .current %ld, events %ld\n",
 		       LOWERED_MAX, WAITING_BEFORE, STATS_AFTER, left,
