@@ -7,14 +7,14 @@
  *
  * - .current: the negative dentries of the cgroup and its descendants on
  *   their LRU lists. Exact while none changes; otherwise off by at most a
- *   batch (MEMCG_NEGATIVE_DENTRY_CHARGE_BATCH) per cpu either way.
+ *   batch (MEMCG_NEGATIVE_DENTRY_CHARGE_BATCH) per stock slot either way.
  * - .max: "max" or a decimal count; anything else fails with EINVAL and
  *   leaves the limit. Past it, a work item reclaims the subtree's unused
  *   negative dentries, coldest first, down to seven eighths of it; a task
  *   that outruns the work reclaims on its way back to user space; past
  *   four times it (at least 10000), the final dput() frees one at once.
  * - .peak: the highest count, credit charged ahead included (at most a
- *   batch per cpu above .current); a write resets it for that open file,
+ *   batch per stock slot above it); a write resets it for that open file,
  *   as memory.peak.
  * - .events and .events.local: "max N", the times the subtree, or the
  *   cgroup's own limit, was passed, counted once until reclaim is done.
@@ -77,7 +77,7 @@ static long negative_dentry_credit_of(int cpu, int i, struct mem_cgroup *root)
  *
  * The counter less the credit the stocks hold for the subtree, read while
  * charges move it: exact while no dentry of the subtree changes, else off
- * by at most a slot's credit per cpu either way.
+ * by at most the credit of every slot either way.
  *
  * Return: the count, 0 or more.
  */

@@ -17,7 +17,8 @@ struct mem_cgroup;
  *	and the work has not ended it since
  * @written: bumped by each write of the limit, which re-arms the count
  * @quiet_until: a second after a cycle that freed nothing: passes before
- *	are not counted
+ *	are not counted, while @written is still @quiet_written
+ * @quiet_written: @written as the run that set @quiet_until read it first
  * @aging: the next run is in the round that ages hot negative dentries
  * @freed: the cycle so far has freed negative dentries
  * @fair: each memcg's share of the target, as the last round found it; 0
@@ -33,8 +34,9 @@ struct memcg_negative_dentry_limit {
 	struct mem_cgroup *memcg;
 	struct work_struct reclaim_work;
 	bool reclaiming;
-	unsigned int written;
+	atomic_t written;
 	unsigned long quiet_until;
+	int quiet_written;
 	bool aging;
 	bool freed;
 	long fair;

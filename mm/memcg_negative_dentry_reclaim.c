@@ -13,6 +13,7 @@
  * rmdir does not wait for them.
  */
 #include <linux/cgroup.h>
+#include <linux/cpu.h>
 #include <linux/debugfs.h>
 #include <linux/memcontrol.h>
 #include <linux/oom.h>
@@ -205,12 +206,13 @@ static bool negative_dentry_reclaim_cycle(struct memcg_negative_dentry_limit *li
 /*
  * Start a pass of @limit's count over its max, and count it, if none is
  * under way; within a second of a cycle that freed nothing, passes are not
- * counted.
+ * counted, unless the limit was written since.
  */
 static void negative_dentry_pass_start(struct memcg_negative_dentry_limit *limit)
 {
 	if (!xchg(&limit->reclaiming, true) &&
-	    time_after_eq(jiffies, READ_ONCE(limit->quiet_until)))
+	    (time_after_eq(jiffies, READ_ONCE(limit->quiet_until)) ||
+	     READ_ONCE(limit->quiet_written) != atomic_read(&limit->written)))
 		negative_dentry_max_passed(limit->memcg);
 }
 
@@ -245,7 +247,8 @@ static void negative_dentry_reclaim_workfn(struct work_struct *work)
 	struct negative_dentry_reclaim sc = {
 		.budget = NEGATIVE_DENTRY_RUN_BUDGET,
 	};
-	unsigned int written = READ_ONCE(limit->written);
+	/* Before the limit and the pass: a write after it voids our quiet. */
+	int written = atomic_read_acquire(&limit->written);
 	long max, usage;
 	bool more;
 
@@ -273,11 +276,8 @@ static void negative_dentry_reclaim_workfn(struct work_struct *work)
 		goto out;
 	}
 	if (!more) {
+		WRITE_ONCE(limit->quiet_written, written);
 		WRITE_ONCE(limit->quiet_until, jiffies + HZ);
-		/* A write of the limit meanwhile re-armed the count: keep it so. */
-		smp_mb();
-		if (READ_ONCE(limit->written) != written)
-			WRITE_ONCE(limit->quiet_until, jiffies);
 	}
 done:
 	/* Queued again by what this run freed (overlayfs): the pass goes on. */
@@ -349,11 +349,9 @@ void negative_dentry_reclaim_rearm(struct mem_cgroup *memcg)
 		READ_ONCE(memcg->negative_dentry.limit);
 
 	if (limit) {
-		WRITE_ONCE(limit->written, limit->written + 1);
-		/* Pairs with the work's smp_mb() after it sets a quiet second. */
-		smp_mb();
-		WRITE_ONCE(limit->quiet_until, jiffies);
 		WRITE_ONCE(limit->reclaiming, false);
+		/* A run that sees this write sees the pass ended. */
+		atomic_inc_return_release(&limit->written);
 	}
 }
 
@@ -407,14 +405,20 @@ static void negative_dentry_task_reclaim(struct callback_head *cb)
 		long max = READ_ONCE(iter->negative_dentry.counter.max);
 		long usage = negative_dentry_count(iter);
 		struct negative_dentry_reclaim sc = { .memcg = memcg };
+		bool certain;
 		long own;
 
 		if (!limit || !negative_dentry_behind(usage, max))
 			continue;
 		if (!READ_ONCE(limit->reclaiming)) {
-			if (!negative_dentry_behind(usage -
-						    negative_dentry_credit_bound(),
-						    max))
+			/* The bound of the cpus the counter was read with. */
+			if (!cpus_read_trylock())
+				continue;
+			certain = negative_dentry_behind(negative_dentry_count(iter) -
+							 negative_dentry_credit_bound(),
+							 max);
+			cpus_read_unlock();
+			if (!certain)
 				continue;
 			negative_dentry_pass_start(limit);
 			negative_dentry_queue_work(&limit->reclaim_work);
