@@ -266,6 +266,29 @@ tap_check "docker-.scope.d: a docker-<id>.scope gets 4000" \
 	settles $cg/docker-nd1.scope/memory.negative_dentry.max 4000
 tap_check "crio-.scope.d: a crio-<id>.scope gets 4500" \
 	settles $cg/crio-nd1.scope/memory.negative_dentry.max 4500
-systemctl stop nd-pod docker-nd1.scope crio-nd1.scope
+
+# Guaranteed pods sit directly under kubepods.slice, as
+# kubepods-pod<uid>.slice: kubepods-.slice.d reaches them, and also the QoS
+# slices kubepods-burstable.slice and kubepods-besteffort.slice, whose own
+# drop-ins of the same name, more specific, override it.
+kube=/sys/fs/cgroup/kubepods.slice
+dropin kubepods-.slice Slice 3500
+dropin kubepods-burstable.slice Slice infinity
+dropin kubepods-besteffort.slice Slice infinity
+systemctl daemon-reload
+systemd-run --unit nd-gpod --slice=kubepods-podnd2.slice /bin/sleep infinity
+systemd-run --unit nd-bepod --slice=kubepods-besteffort-podnd3.slice /bin/sleep infinity
+tap_check "kubepods-.slice.d: a guaranteed pod's slice gets 3500" \
+	settles $kube/kubepods-podnd2.slice/memory.negative_dentry.max 3500
+tap_check "the QoS slices' own drop-ins keep them unlimited" \
+	equals "$(cat $pods/memory.negative_dentry.max $kube/kubepods-besteffort.slice/memory.negative_dentry.max)" \
+	"$(printf 'max\nmax')"
+tap_check "a burstable pod keeps kubepods-burstable-.slice.d's 5000" \
+	equals "$(cat $pods/kubepods-burstable-podnd1.slice/memory.negative_dentry.max)" 5000
+tap_check "a best-effort pod without a drop-in of its prefix gets 3500" \
+	settles $kube/kubepods-besteffort.slice/kubepods-besteffort-podnd3.slice/memory.negative_dentry.max 3500
+systemctl stop nd-pod nd-gpod nd-bepod docker-nd1.scope crio-nd1.scope
+rm -r "$units/kubepods-.slice.d" "$units/kubepods-burstable.slice.d" \
+	"$units/kubepods-besteffort.slice.d"
 
 tap_done
