@@ -474,7 +474,7 @@ class TapTest(unittest.TestCase):
         known = check.known_results("tests/upstream/known-results", "debug")
         self.assertTrue(known)
         for result, reason in known.values():
-            self.assertIn(result, ("fail", "skip", "flaky"))
+            self.assertIn(result, ("fail", "skip", "retry", "flaky"))
             self.assertTrue(reason)
 
     def test_known_results_of_the_debian_guest(self):
