@@ -43,8 +43,9 @@ struct workqueue_struct *negative_dentry_wq __ro_after_init;
 static int dentry_dir_max __read_mostly;
 static DEFINE_MUTEX(dentry_dir_max_mutex);
 
-static atomic_long_t negative_dentry_reclaimed_total;
-static atomic_long_t negative_dentry_killed_total;
+/* Per cpu: a runaway kills on every cpu at once, on no shared cacheline. */
+static DEFINE_PER_CPU(unsigned long, negative_dentry_reclaimed_total);
+static DEFINE_PER_CPU(unsigned long, negative_dentry_killed_total);
 /* Reclaim work items queued or running, for tests to wait until none is. */
 static atomic_long_t negative_dentry_works;
 
@@ -139,7 +140,7 @@ bool negative_dentry_dir_kill(struct dentry *dentry)
  */
 void negative_dentry_killed(struct dentry *dentry, bool dir_limit)
 {
-	atomic_long_inc(&negative_dentry_killed_total);
+	this_cpu_inc(negative_dentry_killed_total);
 	trace_negative_dentry_kill(dentry, dir_limit);
 }
 
@@ -149,7 +150,7 @@ void negative_dentry_killed(struct dentry *dentry, bool dir_limit)
  */
 void negative_dentry_reclaimed(struct dentry *dentry)
 {
-	atomic_long_inc(&negative_dentry_reclaimed_total);
+	this_cpu_inc(negative_dentry_reclaimed_total);
 }
 
 /**
@@ -482,9 +483,25 @@ static struct ctl_table negative_dentry_sysctls[] = {
 	},
 };
 
+static int negative_dentry_works_get(void *data, u64 *val)
+{
+	*val = atomic_long_read(&negative_dentry_works);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(negative_dentry_works_fops,
+			 negative_dentry_works_get, NULL, "%llu\n");
+
+/* @data is a per-cpu total of this file's. */
 static int negative_dentry_total_get(void *data, u64 *val)
 {
-	*val = atomic_long_read((atomic_long_t *)data);
+	unsigned long __percpu *total;
+	unsigned long sum = 0;
+	int cpu;
+
+	total = (__force unsigned long __percpu *)data;
+	for_each_possible_cpu(cpu)
+		sum += *per_cpu_ptr(total, cpu);
+	*val = sum;
 	return 0;
 }
 DEFINE_DEBUGFS_ATTRIBUTE(negative_dentry_total_fops,
@@ -525,13 +542,13 @@ static int __init negative_dentry_init(void)
 	register_sysctl_init("fs", negative_dentry_sysctls);
 	dir = negative_dentry_debugfs_dir();
 	debugfs_create_file_unsafe("reclaimed", 0444, dir,
-				   &negative_dentry_reclaimed_total,
+				   (void __force *)&negative_dentry_reclaimed_total,
 				   &negative_dentry_total_fops);
 	debugfs_create_file_unsafe("killed", 0444, dir,
-				   &negative_dentry_killed_total,
+				   (void __force *)&negative_dentry_killed_total,
 				   &negative_dentry_total_fops);
-	debugfs_create_file_unsafe("works", 0444, dir, &negative_dentry_works,
-				   &negative_dentry_total_fops);
+	debugfs_create_file_unsafe("works", 0444, dir, NULL,
+				   &negative_dentry_works_fops);
 	debugfs_create_file_unsafe("limits", 0444, dir, NULL,
 				   &negative_dentry_limits_fops);
 	return 0;

@@ -59,6 +59,20 @@ static unsigned long negative_dentry_resume(struct negative_dentry_reclaim *sc,
 	return count;
 }
 
+/* Out of budget: the next run resumes at @shrinker's list, @left of it. */
+static void negative_dentry_keep_cursor(struct negative_dentry_reclaim *sc,
+					struct shrinker *shrinker,
+					unsigned long left)
+{
+	if (sc->cursor && sc->budget <= 0)
+		*sc->cursor = (struct negative_dentry_cursor) {
+			.nid = sc->nid,
+			.shrinker_id = shrinker->id,
+			.left = left,
+			.valid = true,
+		};
+}
+
 /* Pass over @arg's list on @shrinker's superblock; false once @arg is done. */
 static bool negative_dentry_reclaim_shrinker(struct shrinker *shrinker,
 					     void *arg)
@@ -74,6 +88,17 @@ static bool negative_dentry_reclaim_shrinker(struct shrinker *shrinker,
 	sb = super_from_shrinker(shrinker);
 	if (!sb)
 		return true;
+	/*
+	 * An empty list costs a unit of budget and not s_umount, which every
+	 * cgroup's reclaim takes: a task's reclaim is bounded however many
+	 * superblocks its memcg ever had dentries on. The shrinker's reference
+	 * keeps @sb, as for super_cache_count().
+	 */
+	if (!list_lru_count_one(&sb->s_dentry_lru, sc->nid, sc->memcg)) {
+		sc->budget--;
+		negative_dentry_keep_cursor(sc, shrinker, 0);
+		return !negative_dentry_reclaim_done(sc);
+	}
 	if (!negative_dentry_lock_sb(sb)) {
 		/*
 		 * A writer holds s_umount: a drain comes back for it, as its
@@ -117,13 +142,7 @@ static bool negative_dentry_reclaim_shrinker(struct shrinker *shrinker,
 	 * Out of budget: the next run resumes here, past those positives, or
 	 * at the next list, rather than meet them at the first list each time.
 	 */
-	if (sc->cursor && sc->budget <= 0)
-		*sc->cursor = (struct negative_dentry_cursor) {
-			.nid = sc->nid,
-			.shrinker_id = shrinker->id,
-			.left = to_tail ? left : 0,
-			.valid = true,
-		};
+	negative_dentry_keep_cursor(sc, shrinker, to_tail ? left : 0);
 	up_read(&sb->s_umount);
 	return !negative_dentry_reclaim_done(sc);
 }

@@ -77,13 +77,15 @@ static long negative_dentry_credit_of(int cpu, int i, struct mem_cgroup *root)
  *
  * The counter less the credit the stocks hold for the subtree, read while
  * charges move it: exact while no dentry of the subtree changes, else off
- * by at most the credit of every slot either way.
+ * by at most the credit of every slot, and never above the count by credit
+ * a slot gave back while it was read.
  *
  * Return: the count, 0 or more.
  */
 long negative_dentry_usage(struct mem_cgroup *memcg)
 {
-	long usage = page_counter_read(&memcg->negative_dentry.counter);
+	struct page_counter *counter = &memcg->negative_dentry.counter;
+	long before = page_counter_read(counter), credit = 0;
 	int cpu, i;
 
 	/*
@@ -93,9 +95,13 @@ long negative_dentry_usage(struct mem_cgroup *memcg)
 	rcu_read_lock();
 	for_each_cpu_or(cpu, cpu_online_mask, cpu_dying_mask)
 		for (i = 0; i < MEMCG_NEGATIVE_DENTRY_STOCK_SLOTS; i++)
-			usage -= negative_dentry_credit_of(cpu, i, memcg);
+			credit += negative_dentry_credit_of(cpu, i, memcg);
 	rcu_read_unlock();
-	return max(usage, 0L);
+	/*
+	 * A slot drained after the first read gave its credit back to the
+	 * counter and read empty: the second read leaves that credit out.
+	 */
+	return max(min_t(long, before, page_counter_read(counter)) - credit, 0L);
 }
 
 /**

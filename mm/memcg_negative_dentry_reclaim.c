@@ -220,7 +220,9 @@ static void negative_dentry_pass_start(struct memcg_negative_dentry_limit *limit
  * Whether @limit is being reclaimed for a pass of its count over @max. If
  * not yet and the counter is over, the stocks give back the subtree's
  * credit first: only a count still over is a pass, so credit alone is
- * never counted. Might sleep.
+ * never counted. Even when the count read past the credit is under @max:
+ * credit left near the limit would let the count pass it later with no
+ * charge that fails to say so. Might sleep.
  */
 static bool negative_dentry_reclaim_start(struct memcg_negative_dentry_limit *limit,
 					  long max)

@@ -434,6 +434,27 @@ static void cursor_resumes_where_budget_ran_out(struct kunit *test)
 }
 
 /*
+ * A list with nothing on it costs a pass one unit of budget and never
+ * s_umount: a drain does not wait for a writer of a superblock it has no
+ * dentries on, and a task's reclaim is bounded by the lists it visits.
+ */
+static void empty_list_costs_a_unit(struct kunit *test)
+{
+	struct super_block *sb = negtest_mount(test);
+	struct negative_dentry_reclaim sc = {
+		.drain = true,
+		.nr_to_reclaim = LONG_MAX,
+		.budget = 10,
+	};
+
+	down_write(&sb->s_umount);
+	negative_dentry_reclaim_shrinker(sb->s_shrink, &sc);
+	up_write(&sb->s_umount);
+	KUNIT_EXPECT_FALSE(test, sc.yielded);
+	KUNIT_EXPECT_EQ(test, sc.budget, 9);
+}
+
+/*
  * A negative child that outlived its directory's rmdir (it was being looked
  * up) holds the last reference of the directory. Reclaim must leave it
  * alone while the filesystem is frozen, and take it after the thaw.
@@ -479,6 +500,7 @@ static struct kunit_case negative_dentry_lru_test_cases[] = {
 	KUNIT_CASE(two_passes_rotate_shorter_first),
 	KUNIT_CASE(reclaim_goes_on_over_batches),
 	KUNIT_CASE(hot_negatives_are_spared_then_aged),
+	KUNIT_CASE(empty_list_costs_a_unit),
 	KUNIT_CASE(reclaim_waits_for_the_thaw),
 	{}
 };
