@@ -205,6 +205,50 @@ check "the service drops systemd's info messages about its runs (LogLevelMax=not
 check "and logs what the program prints at warning (SyslogLevel=warning)" \
 	equals "$(unit SyslogLevel)" warning
 
+# negative-dentry-updates: Debian's newer uploads that the host does not
+# get. A host root with the release its kernel reports, and apt-cache and
+# dpkg-query that answer from $tmp/apt (madison.PACKAGE, the lines apt-cache
+# madison prints; installed.systemd, the version dpkg-query gives).
+updates_host() {
+	mkdir -p "$tmp/host/proc/sys/kernel" "$tmp/apt"
+	rm -f "$tmp/apt/"*
+	echo "$1" >"$tmp/host/proc/sys/kernel/osrelease"
+	[ -z "$2" ] || echo "$2" >"$tmp/apt/installed.systemd"
+	for v in $3; do
+		echo "   systemd | $v | http://deb.debian.org/debian bookworm/main amd64 Packages"
+	done >"$tmp/apt/madison.systemd"
+	for v in $4; do
+		echo "linux-source-6.12 | $v | http://deb.debian.org/debian-security bookworm-security/main amd64 Packages"
+	done >"$tmp/apt/madison.linux-source-6.12"
+}
+printf '#!/bin/sh\ncat "%s/apt/madison.$2"\n' "$tmp" >"$tmp/fake/apt-cache"
+printf '#!/bin/sh\ncat "%s/apt/installed.$4" 2>/dev/null\n' "$tmp" >"$tmp/fake/dpkg-query"
+chmod +x "$tmp/fake/apt-cache" "$tmp/fake/dpkg-query"
+updates() { sh "$prom/negative-dentry-updates" -s "$tmp/host" -o - | grep -v '^#'; }
+held() { echo "negative_dentry_debian_update_held{package=\"$1\",ours=\"$2\",debian=\"$3\"} $4"; }
+ours_sd=252.39-1~deb12u2+negdentry1
+updates_host 6.12.117-negdentry-cloud-amd64 $ours_sd \
+	"$ours_sd 252.40-1~deb12u1 252.39-1~deb12u2" "6.12.118-1~deb12u1 6.12.117-1~deb12u1"
+check "a Debian systemd newer than ours is built on is held back" \
+	equals "$(updates | grep systemd)" "$(held systemd $ours_sd 252.40-1~deb12u1 1)"
+check "so is a newer Debian 6.12 kernel" \
+	equals "$(updates | grep linux)" "$(held linux 6.12.117 6.12.118-1~deb12u1 1)"
+sh "$prom/negative-dentry-updates" -s "$tmp/host" -o "$tmp/updates.prom"
+check "promtool check metrics takes what it writes" lint "$tmp/updates.prom"
+check "the file it writes is readable by all" readable "$tmp/updates.prom"
+updates_host 6.12.118-negdentry-amd64 $ours_sd \
+	"$ours_sd 252.39-1~deb12u2 252.38-1~deb12u1" "6.12.118-1~deb12u1"
+check "built on Debian's newest systemd, none is held" \
+	equals "$(updates | grep systemd)" "$(held systemd $ours_sd 252.39-1~deb12u2 0)"
+check "nor on Debian's newest kernel" \
+	equals "$(updates | grep linux)" "$(held linux 6.12.118 6.12.118-1~deb12u1 0)"
+updates_host 6.12.118-cloud-amd64 252.39-1~deb12u2 "252.40-1~deb12u1" "6.12.118-1~deb12u1"
+check "a host on Debian's own systemd and kernel has no series" \
+	equals "$(updates)" ""
+check "an operand is a usage error" \
+	equals "$(sh "$prom/negative-dentry-updates" extra 2>&1 >/dev/null; echo $?)" "usage: negative-dentry-updates [-s ROOT] [-o FILE|-]
+2"
+
 check "promtool check rules negative-dentry-alerts.yml" \
 	promtool check rules "$prom/negative-dentry-alerts.yml"
 check "promtool test rules negative-dentry-alerts.test.yml" \
