@@ -203,8 +203,9 @@ deb: tree
 # make systemd-deb: Debian's packages of systemd, built as Debian builds
 # them with userspace/systemd's series in debian/patches, in
 # build/deb/systemd (an hour from cold; skipped when they are up to date).
-# make repo: those and the cloud and amd64 kernels make deb built, as a
-# signed apt repository in build/repo (harness/repo.sh).
+# make repo: those and the cloud and amd64 kernels make deb built, with a
+# metapackage for each kernel and the earlier builds kept, as a signed apt
+# repository in build/repo (harness/repo.sh).
 systemd-deb:
 	harness/deps.sh userspace
 	harness/systemd.sh deb
@@ -220,7 +221,8 @@ repo-check: DEBUG_DEFAULT := 0
 repo-check: GUEST := debian
 repo-check: ROOTFS = $(REPO_ROOTFS)
 repo-check: debian-rootfs systemd-deb
-	harness/repo.sh $(BUILD)/repo-check/repo small
+	rm -rf $(BUILD)/repo-check/pool
+	REPO_POOL=$(BUILD)/repo-check/pool harness/repo.sh $(BUILD)/repo-check/repo small
 	harness/repo-rootfs.sh $(DEBIAN_ROOTFS) $(REPO_ROOTFS) $(BUILD)/repo-check/repo
 	$(VMRUN) --image $(call image,patched) --kernel patched \
 		--log $(BUILD)/repo-check/console.log tests/userspace/apt.sh

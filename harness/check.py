@@ -127,6 +127,8 @@ HOST_TESTS = [
      "admission policy's table"),
     ("tests/apt/pin.sh", "apt, reading userspace/apt's pin, keeps our "
      "systemd over Debian's next upload, and rolls back"),
+    ("tests/apt/kernel.sh", "make repo gives each kernel a metapackage and "
+     "keeps earlier builds; apt upgrade brings a kernel on a newer base"),
 ]
 
 

@@ -9,6 +9,14 @@
 # "Installing with apt"). make repo-check makes one with the small kernel
 # its guest boots.
 #
+# Each kernel gets a metapackage (harness/metapackages.sh), so that apt
+# upgrade brings a kernel built on a newer base. Earlier builds stay: the
+# packages go to a pool kept outside the build folder,
+# /var/lib/negdentry/repo-pool (REPO_POOL), and the repository holds the
+# whole pool, so that a host can go back to the kernel of ours it ran
+# before; a package of the same file name replaces the one there. The
+# packages come from build/deb (DEB_DIR).
+#
 # The key is generated on the first run and kept outside the build folder,
 # in /var/lib/negdentry/repo-key, so that machines that trust it keep
 # trusting the next repository; with GNUPGHOME and REPO_KEY set, the key
@@ -21,7 +29,9 @@ if [ $# -gt 1 ]; then
 	shift
 	configs=$*
 fi
-set -- "$root"/build/deb/systemd/*.deb
+debs=${DEB_DIR:-$root/build/deb}
+pool=${REPO_POOL:-/var/lib/negdentry/repo-pool}
+set -- "$debs"/systemd/*.deb
 [ -f "$1" ] || { echo "repo.sh: no systemd packages: make systemd-deb" >&2; exit 1; }
 if [ -z "${REPO_KEY:-}" ]; then
 	export GNUPGHOME=/var/lib/negdentry/repo-key
@@ -32,20 +42,22 @@ if [ -z "${REPO_KEY:-}" ]; then
 			ed25519 sign never
 	fi
 fi
-rm -rf "$repo" && mkdir -p "$repo"
+rm -rf "$repo" && mkdir -p "$repo" "$pool"
 # Not the -dbgsym packages, which Debian keeps in an archive of their own
 # (debian-debug): they stay in build/deb/systemd.
 for deb; do
-	case $deb in *-dbgsym_*) ;; *) cp -l "$deb" "$repo/" ;; esac
+	case $deb in *-dbgsym_*) ;; *) cp "$deb" "$pool/" ;; esac
 done
 for config in $configs; do
-	k=$root/build/deb/patched-$config
+	k=$debs/patched-$config
 	if [ -d "$k" ]; then
-		cp -l "$k"/*.deb "$repo/"
+		cp "$k"/*.deb "$pool/"
 	else
 		echo "repo.sh: no $config kernel: make deb CONFIG=$config" >&2
 	fi
 done
+"$root/harness/metapackages.sh" "$pool"
+cp "$pool"/*.deb "$repo/"
 cd "$repo"
 apt-ftparchive packages . >Packages 2>"$repo.log"
 xz -k Packages

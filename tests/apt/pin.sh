@@ -21,6 +21,8 @@ next=$(echo "$debian" | awk -F'deb12u' '{ print $1 "deb12u" $2 + 1 }')
 backports=254.26-1~bpo12+1
 a=$(mktemp -d)
 trap 'status=$?; rm -rf "$a"; tap_exit $status' EXIT
+# shellcheck source=tests/apt/apt-root.sh
+. "$here/apt-root.sh"
 
 # stanza PACKAGE=VERSION: the fields an index and dpkg's status share;
 # udev and systemd are built from systemd's source, as Debian's are
@@ -47,12 +49,6 @@ repo() {
 		-o APT::FTPArchive::Release::ButAutomaticUpgrades="$auto" \
 		release "$dir" >"$dir/Release.tmp" && mv "$dir/Release.tmp" "$dir/Release"
 }
-# sources REPO...: the repositories apt reads
-sources() {
-	for r; do echo "deb [trusted=yes] file:$a/repos/$r ./"; done >"$a/etc/sources.list"
-	apta apt-get update >"$a/update.log" 2>&1 && ! grep -q '^[WE]:' "$a/update.log" ||
-		{ echo "apt-get update failed:"; cat "$a/update.log"; exit 1; }
-}
 # installed PACKAGE=VERSION...: what dpkg has installed
 installed() {
 	for pv; do
@@ -60,27 +56,8 @@ installed() {
 		printf 'Status: install ok installed\n\n'
 	done >"$a/status"
 }
-# APT::Default-Release, empty for none
-release=
 pinned() { cp "$here/../../userspace/apt/negdentry.pref" "$a/etc/preferences.d/"; }
 unpinned() { rm -f "$a/etc/preferences.d/negdentry.pref"; }
-apta() {
-	cmd=$1
-	shift
-	"$cmd" -o Dir="$a" -o Dir::Etc="$a/etc" -o Dir::State::status="$a/status" \
-		-o Dir::State::Lists="$a/lists" -o Dir::Cache="$a/cache" \
-		-o Debug::NoLocking=1 -o APT::Sandbox::User=root \
-		-o APT::Default-Release="$release" "$@"
-}
-candidate() { apta apt-cache policy "$1" | awk '$1 == "Candidate:" { print $2 }'; }
-# simulated PACKAGE [ARG...]: the version apt-get would install
-simulated() {
-	p=$1
-	shift
-	apta apt-get -s -q "$@" | awk -v p="$p" '$1 == "Inst" && $2 == p { print ($3 ~ /^\[/ ? $4 : $3) }' | tr -d '('
-}
-
-mkdir -p "$a/etc/preferences.d" "$a/lists/partial" "$a/cache/archives/partial"
 repo ours negdentry negdentry "systemd=$ours" "udev=$ours"
 repo debian Debian bookworm "systemd=$debian" "udev=$debian" "systemd-timesyncd=$debian" \
 	bash=5.2.15-2+b2
