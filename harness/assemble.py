@@ -176,8 +176,10 @@ def ensure_kernel_base(version):
     for tree in (KERNEL_BASE, tmp):
         shutil.rmtree(tree, ignore_errors=True)
     os.makedirs(tmp)
+    # Now as the files' times: with the archive's, older than the objects
+    # of the last base, kbuild would keep those objects.
     subprocess.run(["tar", "-xf", TARBALL, "-C", tmp,
-                    "--strip-components=1"], check=True)
+                    "--strip-components=1", "--touch"], check=True)
     with open(os.path.join(tmp, STAMP), "w") as f:
         f.write(version + "\n")
     os.rename(tmp, KERNEL_BASE)

@@ -40,7 +40,7 @@ echo "rebase: $pkg $have -> $newest"
 
 rm -rf "$work"
 mkdir -p "$work/deb" "$work/src"
-(cd "$work" && apt-get download -q "$pkg=$newest" >/dev/null)
+(cd "$work" && apt-get download -q -o APT::Sandbox::User=root "$pkg=$newest" >/dev/null)
 dpkg-deb -x "$work"/${pkg}_*.deb "$work/deb"
 tar -xf "$work/deb/usr/src/$pkg.tar.xz" -C "$work/src" --strip-components=1
 
