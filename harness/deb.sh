@@ -48,7 +48,7 @@ cloud | debian)
 			$fragments >/dev/null
 		# Debian builds no KUnit; our tests stay in make check's kernels.
 		# The release names the kernel and Debian's flavour, as Debian's
-		# own do (6.12.117-negdentry-cloud-amd64, 6.12.117-base-amd64).
+		# own do (6.12.118-negdentry-cloud-amd64, 6.12.118-base-amd64).
 		sed -i '/^CONFIG_NEGATIVE_DENTRY_KUNIT_TEST=/d' "$obj/.config"
 		name=negdentry
 		[ "$kernel" = base ] && name=base
