@@ -33,8 +33,10 @@ ln -sf /etc/systemd/system/vmrun.service "$dir/etc/systemd/system/default.target
 install -m 755 "$root/userspace/prometheus/negative-dentry-metrics" "$dir/usr/local/sbin/"
 install -m 644 "$root/userspace/prometheus/negative-dentry-metrics.service" \
 	"$root/userspace/prometheus/negative-dentry-metrics.timer" "$dir/etc/systemd/system/"
-# What the Kubernetes DaemonSet of userspace/kubernetes runs on a node.
-install -m 755 "$root/userspace/kubernetes/negative-dentry-kubepods" "$dir/usr/local/sbin/"
+# What the Kubernetes DaemonSets of userspace/kubepods and
+# userspace/podlimits run on a node.
+install -m 755 "$root/userspace/kubepods/negative-dentry-kubepods" \
+	"$root/userspace/podlimits/negative-dentry-podlimits" "$dir/usr/local/sbin/"
 # The sysctl.d example of userspace/sysctl.d, where Debian keeps examples:
 # in /etc/sysctl.d it would apply to every suite.
 install -D -m 644 "$root/userspace/sysctl.d/60-negative-dentry.conf" \

@@ -17,14 +17,19 @@ harness/deps.sh). Then each object it gives must be:
   it writable;
 - a hostPath of systemd's folders of type Directory, not made where it
   is missing.
-The kubepods DaemonSet's pods must be system-node-critical, with a
-ResourceQuota of the namespace that admits the class, and the script they
-run must pass tests/kubernetes/kubepods.sh, on a fake node: its results
-are tests of this run.
+Both builds are checked: userspace/ and userspace/podlimits/, which has
+negative-dentry-podlimits in negative-dentry-kubepods's place. Every
+DaemonSet's pods must be system-node-critical, with a ResourceQuota of the
+namespace that admits the class; a service account a DaemonSet names must
+be bound to a role that lets it list what its script asks the API server
+for. The node scripts must pass tests/kubernetes/kubepods.sh and
+podlimits.py, on fake nodes: their results are tests of this run.
 The admission policy's binding must name it, and its expression, whose shape
 is fixed here, must let through exactly the CRI-O annotations of ANNOTATIONS
 that set memory.negative_dentry.max only, and on an update (UPDATES) those
-too that the pod already had, unchanged. prometheusrule.sh must carry
+too that the pod already had, unchanged. The podlimits policy, also of a
+fixed shape, must let a pod's negative-dentry/max only lower its
+namespace's (POD_MAX). prometheusrule.sh must carry
 negative-dentry-alerts.yml's groups. Prints TAP; exits 1 if a test failed.
 """
 import os
@@ -48,6 +53,16 @@ TOP = {"apiVersion": str, "kind": str, "metadata": "ObjectMeta"}
 SCHEMA = {
     "ObjectMeta": META,
     "v1/Namespace": TOP,
+    "v1/ServiceAccount": TOP,
+    "rbac.authorization.k8s.io/v1/ClusterRole": {**TOP,
+                                                 "rules": ["PolicyRule"]},
+    "PolicyRule": {"apiGroups": [str], "resources": [str], "verbs": [str]},
+    "rbac.authorization.k8s.io/v1/ClusterRoleBinding": {
+        **TOP, "roleRef": "RoleRef", "subjects": ["Subject"]},
+    "RoleRef": {"apiGroup": str, "kind": {"ClusterRole", "Role"},
+                "name": str},
+    "Subject": {"kind": {"ServiceAccount", "User", "Group"}, "name": str,
+                "namespace": str},
     "v1/ConfigMap": {**TOP, "data": dict},
     "v1/ResourceQuota": {**TOP, "spec": "ResourceQuotaSpec"},
     "ResourceQuotaSpec": {"hard": dict, "scopes": [str],
@@ -68,6 +83,7 @@ SCHEMA = {
     "LabelSelector": {"matchLabels": dict},
     "PodTemplateSpec": {"metadata": "ObjectMeta", "spec": "PodSpec"},
     "PodSpec": {"automountServiceAccountToken": bool,
+                "serviceAccountName": str,
                 "priorityClassName": str, "nodeSelector": dict,
                 "tolerations": ["Toleration"], "containers": ["Container"],
                 "terminationGracePeriodSeconds": int, "volumes": ["Volume"]},
@@ -79,7 +95,9 @@ SCHEMA = {
                   "securityContext": "SecurityContext",
                   "resources": "ResourceRequirements",
                   "volumeMounts": ["VolumeMount"]},
-    "EnvVar": {"name": str, "value": str},
+    "EnvVar": {"name": str, "value": str, "valueFrom": "EnvVarSource"},
+    "EnvVarSource": {"fieldRef": "ObjectFieldSelector"},
+    "ObjectFieldSelector": {"fieldPath": str, "apiVersion": str},
     "SecurityContext": {"runAsUser": int, "privileged": bool,
                         "allowPrivilegeEscalation": bool,
                         "readOnlyRootFilesystem": bool,
@@ -107,12 +125,15 @@ SCHEMA = {
     "ValidatingAdmissionPolicySpec": {
         "failurePolicy": {"Fail", "Ignore"},
         "matchConstraints": "MatchResources",
+        "variables": ["Variable"],
         "validations": ["Validation"]},
+    "Variable": {"name": str, "expression": str},
     "MatchResources": {"resourceRules": ["NamedRuleWithOperations"]},
     "NamedRuleWithOperations": {
         "apiGroups": [str], "apiVersions": [str], "resources": [str],
         "operations": [{"CREATE", "UPDATE", "DELETE", "CONNECT", "*"}]},
     "Validation": {"expression": str, "message": str,
+                   "messageExpression": str,
                    "reason": {"Unauthorized", "Forbidden", "Invalid",
                               "RequestEntityTooLarge"}},
     "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding":
@@ -126,7 +147,8 @@ SCHEMA = {
              "labels": dict, "annotations": dict},
 }
 CLUSTER_SCOPED = {"Namespace", "ValidatingAdmissionPolicy",
-                  "ValidatingAdmissionPolicyBinding"}
+                  "ValidatingAdmissionPolicyBinding", "ClusterRole",
+                  "ClusterRoleBinding"}
 
 # The policy's expression with its literals as {}: the test below knows
 # what this shape computes.
@@ -270,7 +292,8 @@ def daemonset_checks(ds, configmaps, scripts):
                   f"{name}: runs a script of ConfigMap {cm['name']}",
                   f"{run} against {sorted(keys)}")
             for var in (e["name"] for e in c.get("env", [])):
-                read = re.compile(r"\$\{?" + var + r"\b")
+                # a shell's $VAR or ${VAR}, Python's environ "VAR"
+                read = re.compile(r"\$\{?" + var + r"\b|\"" + var + '"')
                 check(any(read.search(line) for k in keys
                           for line in scripts[k].splitlines()
                           if not line.lstrip().startswith("#")),
@@ -322,32 +345,153 @@ def priority_checks(by_kind):
 
 
 def node_script_checks():
-    """tests/kubernetes/kubepods.sh, the node script on a fake node, its
-    results as tests of this run."""
-    res = subprocess.run(["sh", os.path.join(ROOT, "tests", "kubernetes",
-                                             "kubepods.sh")],
-                         capture_output=True, text=True)
-    why = []
-    results = 0
-    for line in res.stdout.splitlines():
-        m = re.match(r"(ok|not ok) \d+ (.*)", line)
-        if line.startswith("# "):
-            why.append(line[2:])
-        elif m:
-            results += 1
-            check(m[1] == "ok", f"kubepods.sh: {m[2]}", "\n".join(why))
-            why = []
-    check(res.returncode == 0 and results > 0,
-          "kubepods.sh: exits 0", res.stderr)
+    """The node scripts on fake nodes (tests/kubernetes/kubepods.sh and
+    podlimits.py), their results as tests of this run."""
+    here = os.path.join(ROOT, "tests", "kubernetes")
+    for name, argv in [("kubepods.sh", ["sh", f"{here}/kubepods.sh"]),
+                       ("podlimits.py", [sys.executable,
+                                         f"{here}/podlimits.py"])]:
+        res = subprocess.run(argv, capture_output=True, text=True)
+        why = []
+        results = 0
+        for line in res.stdout.splitlines():
+            m = re.match(r"(ok|not ok) \d+ (.*)", line)
+            if line.startswith("# "):
+                why.append(line[2:])
+            elif m:
+                results += 1
+                check(m[1] == "ok", f"{name}: {m[2]}", "\n".join(why))
+                why = []
+        check(res.returncode == 0 and results > 0, f"{name}: exits 0",
+              res.stderr)
+
+
+# The podlimits policy: its variables and its validation, which
+# pod_max_admitted() models.
+POD_MAX_VARIABLES = {
+    "mine": "has(object.metadata.annotations) && 'negative-dentry/max' in "
+            "object.metadata.annotations ? "
+            "object.metadata.annotations['negative-dentry/max'] : ''",
+    "theirs": "has(namespaceObject.metadata.annotations) && "
+              "'negative-dentry/max' in namespaceObject.metadata.annotations "
+              "? namespaceObject.metadata.annotations['negative-dentry/max'] "
+              ": ''",
+    "kept": "oldObject != null && has(oldObject.metadata.annotations) && "
+            "'negative-dentry/max' in oldObject.metadata.annotations && "
+            "oldObject.metadata.annotations['negative-dentry/max'] == "
+            "variables.mine",
+}
+POD_MAX_VALIDATION = (
+    "variables.mine == '' || variables.kept || "
+    "(variables.mine.matches('^[0-9]{1,18}$') && "
+    "(!variables.theirs.matches('^[0-9]{1,18}$') || "
+    "int(variables.mine) <= int(variables.theirs)))")
+# (namespace's value, pod's, the pod's before an update or None for a
+# create, admitted); None for no annotation
+POD_MAX = [
+    (None, None, None, True),
+    ("2000", None, None, True),
+    ("2000", "500", None, True),
+    ("2000", "2000", None, True),
+    ("2000", "2001", None, False),
+    ("2000", "max", None, False),
+    ("max", "99999", None, True),
+    (None, "99999", None, True),
+    ("lots", "5", None, True),
+    (None, "20k", None, False),
+    (None, "-1", None, False),
+    (None, " 5", None, False),
+    (None, "", None, True),
+    (None, "1" * 19, None, False),
+    ("2000", "5000", "5000", True),
+    ("2000", "400", "5000", True),
+    ("2000", "5000", "500", False),
+    ("2000", "5000", "", False),
+]
+
+
+def pod_max_admitted(ns, mine, old, create):
+    count = re.compile(r"[0-9]{1,18}")
+    mine = mine or ""
+    theirs = ns or ""
+    kept = not create and old is not None and old == mine
+    return mine == "" or kept or (
+        bool(count.fullmatch(mine)) and
+        (not count.fullmatch(theirs) or int(mine) <= int(theirs)))
+
+
+def flat(text):
+    return " ".join(text.split())
+
+
+def object_checks(objects, what):
+    """The checks every object of a build passes; its objects by kind."""
+    for o in objects:
+        kind, name = o["kind"], o["metadata"]["name"]
+        typ = f"{o['apiVersion']}/{kind}"
+        check(typ in SCHEMA, f"{what}: {kind} {name}: {o['apiVersion']} "
+              "serves it")
+        errors = schema_errors(o, typ, kind) if typ in SCHEMA else []
+        check(not errors, f"{what}: {kind} {name}: every field is one of "
+              "its type", "\n".join(errors))
+        want = None if kind in CLUSTER_SCOPED else NAMESPACE
+        check(o["metadata"].get("namespace") == want,
+              f"{what}: {kind} {name}: in " +
+              (f"namespace {want}" if want else "no namespace"))
+    by_kind = {}
+    for o in objects:
+        by_kind.setdefault(o["kind"], []).append(o)
+    configmaps = {c["metadata"]["name"]: c["data"]
+                  for c in by_kind["ConfigMap"]}
+    scripts = {k: v for data in configmaps.values() for k, v in data.items()}
+    for ds in by_kind["DaemonSet"]:
+        daemonset_checks(ds, configmaps, scripts)
+        account_checks(ds, by_kind, configmaps)
+    priority_checks(by_kind)
+    return by_kind
+
+
+def account_checks(ds, by_kind, configmaps):
+    """A DaemonSet's service account is bound to a role that lets it list
+    what its script asks the API server for, and nothing more."""
+    pod = ds["spec"]["template"]["spec"]
+    name = ds["metadata"]["name"]
+    sa = pod.get("serviceAccountName")
+    if not sa:
+        check(pod.get("automountServiceAccountToken") is False,
+              f"{name}: without an account of its own, it gets no token")
+        return
+    check(sa in [o["metadata"]["name"]
+                 for o in by_kind.get("ServiceAccount", [])],
+          f"{name}: its service account {sa} is in the build")
+    roles = {r["metadata"]["name"]: r for r in by_kind.get("ClusterRole", [])}
+    granted = set()
+    for b in by_kind.get("ClusterRoleBinding", []):
+        if {"kind": "ServiceAccount", "name": sa,
+                "namespace": NAMESPACE} in b["subjects"] and \
+                b["roleRef"]["name"] in roles:
+            for rule in roles[b["roleRef"]["name"]]["rules"]:
+                granted |= {(g, r, v) for g in rule["apiGroups"]
+                            for r in rule["resources"] for v in rule["verbs"]}
+    asked = {("", r, "list") for data in configmaps.values()
+             for text in data.values()
+             for r in re.findall(r'api_get\(f?"/api/v1/(\w+)', text)}
+    check(asked and granted == asked, f"{name}: its role grants what its "
+          "script asks the API server, and no more",
+          f"granted {sorted(granted)}, asked {sorted(asked)}")
 
 
 def main():
-    build = subprocess.run([KUBECTL, "kustomize", USERSPACE],
-                           capture_output=True, text=True)
-    check(build.returncode == 0, "kubectl kustomize builds userspace/",
-          build.stderr)
-    objects = list(yaml.safe_load_all(build.stdout)) if \
-        build.returncode == 0 else []
+    built = {}
+    for what in ("userspace", "userspace/podlimits"):
+        build = subprocess.run([KUBECTL, "kustomize",
+                                os.path.join(ROOT, what)],
+                               capture_output=True, text=True)
+        check(build.returncode == 0, f"kubectl kustomize builds {what}/",
+              build.stderr)
+        built[what] = list(yaml.safe_load_all(build.stdout)) if \
+            build.returncode == 0 else []
+    objects = built["userspace"]
     rule = subprocess.run(["sh", os.path.join(USERSPACE, "prometheus",
                                               "prometheusrule.sh")],
                           capture_output=True, text=True, check=True)
@@ -358,32 +502,55 @@ def main():
                     "ValidatingAdmissionPolicy",
                     "ValidatingAdmissionPolicyBinding"],
           "the build holds the objects the README names", kinds)
-    for o in objects:
-        kind, name = o["kind"], o["metadata"]["name"]
-        typ = f"{o['apiVersion']}/{kind}"
-        check(typ in SCHEMA, f"{kind} {name}: {o['apiVersion']} serves it")
-        errors = schema_errors(o, typ, kind) if typ in SCHEMA else []
-        check(not errors, f"{kind} {name}: every field is one of its type",
-              "\n".join(errors))
-        want = None if kind in CLUSTER_SCOPED else NAMESPACE
-        check(o["metadata"].get("namespace") == want,
-              f"{kind} {name}: in " +
-              (f"namespace {want}" if want else "no namespace"))
-    by_kind = {}
-    for o in objects:
-        by_kind.setdefault(o["kind"], []).append(o)
+    names = sorted(f"{o['kind']}/{o['metadata']['name']}"
+                   for o in built["userspace/podlimits"]
+                   if o["kind"] not in ("ConfigMap",))
+    check(names == ["ClusterRole/negative-dentry-podlimits",
+                    "ClusterRoleBinding/negative-dentry-podlimits",
+                    "DaemonSet/negative-dentry-metrics",
+                    "DaemonSet/negative-dentry-podlimits",
+                    "Namespace/negative-dentry",
+                    "ResourceQuota/negative-dentry-critical-pods",
+                    "ServiceAccount/negative-dentry-podlimits",
+                    "ValidatingAdmissionPolicy/negative-dentry-pod-max",
+                    "ValidatingAdmissionPolicy/"
+                    "negative-dentry-unified-cgroup",
+                    "ValidatingAdmissionPolicyBinding/negative-dentry-pod-max",
+                    "ValidatingAdmissionPolicyBinding/"
+                    "negative-dentry-unified-cgroup"],
+          "the podlimits build has podlimits in kubepods's place", names)
+    by_kind = object_checks(objects, "userspace")
+    pl_kind = object_checks(built["userspace/podlimits"], "podlimits")
     ns = by_kind["Namespace"][0]["metadata"]
     check(ns["name"] == NAMESPACE and ns["labels"].get(
         "pod-security.kubernetes.io/enforce") == "privileged",
         "the namespace lets its pods mount host paths")
-
-    configmaps = {c["metadata"]["name"]: c["data"]
-                  for c in by_kind["ConfigMap"]}
-    scripts = {k: v for data in configmaps.values() for k, v in data.items()}
-    for ds in by_kind["DaemonSet"]:
-        daemonset_checks(ds, configmaps, scripts)
-    priority_checks(by_kind)
     node_script_checks()
+
+    policies = {p["metadata"]["name"]: p
+                for p in pl_kind["ValidatingAdmissionPolicy"]}
+    bindings = {b["spec"]["policyName"]: b["spec"]["validationActions"]
+                for b in pl_kind["ValidatingAdmissionPolicyBinding"]}
+    pod_max = policies["negative-dentry-pod-max"]["spec"]
+    check(bindings.get("negative-dentry-pod-max") == ["Deny"],
+          "podlimits: the binding denies what the pod-max policy refuses")
+    check(any(r["resources"] == ["pods"] and
+              {"CREATE", "UPDATE"} <= set(r["operations"])
+              for r in pod_max["matchConstraints"]["resourceRules"]),
+          "podlimits: the pod-max policy judges pods as they are created "
+          "and updated")
+    variables = {v["name"]: flat(v["expression"])
+                 for v in pod_max.get("variables", [])}
+    (validation,) = pod_max["validations"]
+    check(variables == POD_MAX_VARIABLES and
+          flat(validation["expression"]) == POD_MAX_VALIDATION,
+          "podlimits: the pod-max policy's expressions are those this "
+          "test models", f"{variables}\n{validation['expression']}")
+    for ns_value, mine, old, want in POD_MAX:
+        got = pod_max_admitted(ns_value, mine, old, old is None)
+        check(got == want, f"podlimits: it {'admits' if want else 'refuses'}"
+              f" negative-dentry/max {mine!r} in a namespace of {ns_value!r}"
+              + (f", updated from {old!r}" if old is not None else ""))
 
     policy = by_kind["ValidatingAdmissionPolicy"][0]
     binding = by_kind["ValidatingAdmissionPolicyBinding"][0]

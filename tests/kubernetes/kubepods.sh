@@ -1,5 +1,5 @@
 #!/bin/sh
-# On the host: userspace/kubernetes/negative-dentry-kubepods on a fake
+# On the host: userspace/kubepods/negative-dentry-kubepods on a fake
 # node, a folder with the files it reads, with chroot and systemctl
 # stand-ins that log what they are asked. Its limits must outlive its
 # pod: a stop leaves the drop-ins, and only the uninstall mode removes
@@ -13,7 +13,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/userspace/tap.sh
 . "$here/../userspace/tap.sh"
-kp=$here/../../userspace/kubernetes/negative-dentry-kubepods
+kp=$here/../../userspace/kubepods/negative-dentry-kubepods
 t=$(mktemp -d)
 trap 'status=$?; rm -rf "$t"; tap_exit $status' EXIT
 
