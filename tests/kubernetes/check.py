@@ -125,9 +125,11 @@ SCHEMA = {
     "ValidatingAdmissionPolicySpec": {
         "failurePolicy": {"Fail", "Ignore"},
         "matchConstraints": "MatchResources",
+        "matchConditions": ["MatchCondition"],
         "variables": ["Variable"],
         "validations": ["Validation"]},
     "Variable": {"name": str, "expression": str},
+    "MatchCondition": {"name": str, "expression": str},
     "MatchResources": {"resourceRules": ["NamedRuleWithOperations"]},
     "NamedRuleWithOperations": {
         "apiGroups": [str], "apiVersions": [str], "resources": [str],
@@ -372,7 +374,8 @@ POD_MAX_VARIABLES = {
     "mine": "has(object.metadata.annotations) && 'negative-dentry/max' in "
             "object.metadata.annotations ? "
             "object.metadata.annotations['negative-dentry/max'] : ''",
-    "theirs": "has(namespaceObject.metadata.annotations) && "
+    "theirs": "namespaceObject != null && "
+              "has(namespaceObject.metadata.annotations) && "
               "'negative-dentry/max' in namespaceObject.metadata.annotations "
               "? namespaceObject.metadata.annotations['negative-dentry/max'] "
               ": ''",
@@ -381,6 +384,10 @@ POD_MAX_VARIABLES = {
             "oldObject.metadata.annotations['negative-dentry/max'] == "
             "variables.mine",
 }
+# Only pods with the annotation are judged: the policy's Fail reaches no
+# other pod.
+POD_MAX_MATCH = ("has(object.metadata.annotations) && 'negative-dentry/max' "
+                 "in object.metadata.annotations")
 POD_MAX_VALIDATION = (
     "variables.mine == '' || variables.kept || "
     "(variables.mine.matches('^[0-9]{1,18}$') && "
@@ -412,6 +419,8 @@ POD_MAX = [
 
 def pod_max_admitted(ns, mine, old, create):
     count = re.compile(r"[0-9]{1,18}")
+    if mine is None:  # matchConditions: not judged
+        return True
     mine = mine or ""
     theirs = ns or ""
     kept = not create and old is not None and old == mine
@@ -541,6 +550,10 @@ def main():
           "and updated")
     variables = {v["name"]: flat(v["expression"])
                  for v in pod_max.get("variables", [])}
+    check([flat(c["expression"]) for c in
+           pod_max.get("matchConditions", [])] == [POD_MAX_MATCH],
+          "podlimits: the pod-max policy judges only pods with the "
+          "annotation", pod_max.get("matchConditions"))
     (validation,) = pod_max["validations"]
     check(variables == POD_MAX_VARIABLES and
           flat(validation["expression"]) == POD_MAX_VALIDATION,

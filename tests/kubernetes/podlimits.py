@@ -20,26 +20,45 @@ AGENT = os.path.join(HERE, "..", "..", "userspace", "podlimits",
                      "negative-dentry-podlimits")
 NODE = "node-1"
 C1 = "a" * 64
+C2 = "b" * 64
+MIRROR = {"kubernetes.io/config.mirror": "0123abcd",
+          "kubernetes.io/config.hash": "0123abcd"}
 
 NAMESPACES = {"team": {"negative-dentry/max": "2000"},
               "open": {},
               "big": {"negative-dentry/max": "max"},
-              "typo": {"negative-dentry/max": "lots"}}
-# (namespace, name, uid, annotations, containers {id: name})
+              "typo": {"negative-dentry/max": "lots"},
+              "zeros": {"negative-dentry/max": "0700"},
+              "evil": {"negative-dentry/max": "max"}}
+# (namespace, name, uid, annotations, containers {id: name}, native
+# sidecars {id: name}, owner references)
 PODS = [
-    ("team", "lower", "1111-aa", {"negative-dentry/max": "500"}, {C1: "app"}),
-    ("team", "higher", "2222-bb", {"negative-dentry/max": "5000"}, {}),
-    ("open", "plain", "3333-cc", {}, {}),
-    ("big", "guaranteed", "4444-dd", {}, {}),
-    ("team", "static-mirror", "9999-ff",
-     {"kubernetes.io/config.hash": "0123abcd"}, {}),
-    ("typo", "bad", "6666-ee", {"negative-dentry/max": "lots"}, {}),
+    ("team", "lower", "1111-aa", {"negative-dentry/max": "500"}, {C1: "app"},
+     {C2: "proxy"}, []),
+    ("team", "higher", "2222-bb", {"negative-dentry/max": "5000"}, {}, {},
+     []),
+    ("open", "plain", "3333-cc", {}, {}, {}, []),
+    ("big", "guaranteed", "4444-dd", {}, {}, {}, []),
+    # a static pod's mirror: its cgroup has the manifest's hash for UID
+    ("team", "static-mirror", "9999-ff", MIRROR, {}, {},
+     [{"kind": "Node", "name": NODE}]),
+    ("typo", "bad", "6666-ee", {"negative-dentry/max": "lots"}, {}, {}, []),
+    ("zeros", "padded", "8888-88", {"negative-dentry/max": "0600"}, {}, {},
+     []),
+    # pods that claim other pods' cgroups with a mirror's annotations
+    ("evil", "spoof", "7777-ee", {"kubernetes.io/config.hash": "1111-aa",
+                                  "kubernetes.io/config.mirror": "x"},
+     {}, {}, []),
+    ("evil", "spoof-owned", "7778-ee",
+     {"kubernetes.io/config.hash": "3333-cc",
+      "kubernetes.io/config.mirror": "x"}, {}, {},
+     [{"kind": "Node", "name": NODE}]),
 ]
 # uid: (QoS, the value the pod should have)
 WANT = {"1111-aa": ("burstable", "500"), "2222-bb": ("burstable", "2000"),
         "3333-cc": ("besteffort", "3000"), "4444-dd": ("", "max"),
         "0123abcd": ("burstable", "2000"), "6666-ee": ("burstable", "3000"),
-        "5555-00": ("burstable", "3000")}
+        "5555-00": ("burstable", "3000"), "8888-88": ("burstable", "600")}
 
 n = failed = 0
 
@@ -55,12 +74,21 @@ def check(ok, name, why=""):
 
 class API(http.server.BaseHTTPRequestHandler):
     up = True
+    garbage = False
+    lists = 0
 
     def do_GET(self):
         url = urllib.parse.urlparse(self.path)
         query = urllib.parse.parse_qs(url.query)
+        API.lists += url.path == "/api/v1/pods"
         if not API.up:
             self.send_error(503)
+            return
+        if API.garbage:
+            self.send_response(200)
+            self.send_header("Content-Length", "100")
+            self.end_headers()
+            self.wfile.write(b'{"items": [')
             return
         if url.path == "/api/v1/namespaces":
             items = [{"metadata": {"name": k, "annotations": v}}
@@ -68,11 +96,16 @@ class API(http.server.BaseHTTPRequestHandler):
         elif url.path == "/api/v1/pods":
             mine = query.get("fieldSelector") == [f"spec.nodeName={NODE}"]
             items = [{"metadata": {"namespace": ns, "name": name, "uid": uid,
-                                   "annotations": notes},
+                                   "annotations": notes,
+                                   "ownerReferences": owners},
                       "status": {"containerStatuses": [
                           {"name": c, "containerID": f"containerd://{i}"}
-                          for i, c in ids.items()]}}
-                     for ns, name, uid, notes, ids in PODS] if mine else []
+                          for i, c in ids.items()],
+                          "initContainerStatuses": [
+                          {"name": c, "containerID": f"cri-o://{i}"}
+                          for i, c in sidecars.items()]}}
+                     for ns, name, uid, notes, ids, sidecars, owners in PODS
+                     ] if mine else []
         else:
             self.send_error(404)
             return
@@ -105,8 +138,13 @@ def make_node(root, driver, value="max"):
         os.makedirs(d)
         with open(f"{d}/memory.negative_dentry.max", "w") as f:
             f.write(value + "\n")
-    scope = "cri-containerd-" + C1 + ".scope" if driver == "systemd" else C1
-    os.makedirs(f"{pod_dir(root, driver, 'burstable', '1111-aa')}/{scope}")
+    pod = pod_dir(root, driver, "burstable", "1111-aa")
+    if driver == "systemd":
+        os.makedirs(f"{pod}/cri-containerd-{C1}.scope")
+        os.makedirs(f"{pod}/crio-{C2}.scope")
+    else:
+        os.makedirs(f"{pod}/{C1}")
+        os.makedirs(f"{pod}/crio-{C2}")
 
 
 def read(path):
@@ -156,15 +194,23 @@ def main():
         pod = pod_dir(root, driver, "burstable", "1111-aa")[len(root):]
         scope = ("cri-containerd-" + C1 + ".scope" if driver == "systemd"
                  else C1)
+        sidecar = f"crio-{C2}.scope" if driver == "systemd" else f"crio-{C2}"
         for line in ["negative_dentry_podlimits_applied 1",
                      f'negative_dentry_pod_info{{cgroup="{pod}",'
-                     'namespace="team",pod="lower",container=""} 1',
+                     'pod_namespace="team",pod_name="lower",'
+                     'container_name=""} 1',
                      f'negative_dentry_pod_info{{cgroup="{pod}/{scope}",'
-                     'namespace="team",pod="lower",container="app"} 1']:
+                     'pod_namespace="team",pod_name="lower",'
+                     'container_name="app"} 1',
+                     f'negative_dentry_pod_info{{cgroup="{pod}/{sidecar}",'
+                     'pod_namespace="team",pod_name="lower",'
+                     'container_name="proxy"} 1']:
             check(line in prom.splitlines(),
                   f"{driver}: it tells node_exporter {line}", prom)
         check("5555" not in prom, f"{driver}: a pod the API did not name "
               "has no info series", prom)
+        check("spoof" not in prom, f"{driver}: a pod that claims another's "
+              "cgroup with a mirror pod's annotations gets nothing", prom)
         lint = subprocess.run(["promtool", "check", "metrics"], input=prom,
                               capture_output=True, text=True)
         check(lint.returncode == 0, f"{driver}: promtool check metrics "
@@ -205,7 +251,11 @@ def main():
           prom)
     API.up = True
 
-    # run: a new pod is seen within a few seconds; SIGTERM ends it
+    # run: a new pod is seen within a few seconds; a pod the API server
+    # never names (5555-00) is not asked for again and again; SIGTERM
+    # ends it
+    API.lists = 0
+    started = time.monotonic()
     agent = subprocess.Popen([sys.executable, AGENT, "run"], env=env,
                              stderr=subprocess.PIPE, text=True)
     time.sleep(1.5)
@@ -217,6 +267,9 @@ def main():
         time.sleep(0.1)
     check(read(late) == "3000", "run puts back a limit taken away, within "
           "seconds", read(late))
+    time.sleep(max(0, started + 5 - time.monotonic()))
+    check(API.lists <= 2, "in 5 s, with a pod cgroup the API server never "
+          "names, it lists the pods at most twice", API.lists)
     agent.send_signal(signal.SIGTERM)
     try:
         status = agent.wait(timeout=10)
@@ -224,14 +277,30 @@ def main():
         agent.kill()
         status = None
     check(status == 0, "SIGTERM ends it with status 0", status)
+    check(not os.path.exists(f"{root}.prom"), "and it removes its textfile, "
+          "so that no series outlives it")
+
+    # an answer cut short is the API server not answering
+    API.garbage = True
+    res = run(env, "once")
+    with open(f"{root}.prom") as f:
+        prom = f.read()
+    check(res.returncode == 0 and
+          'negative_dentry_podlimits_applied{reason="api"} 0' in prom,
+          "an answer cut short is a failure of the API server, not of the "
+          "agent", res.stderr + prom)
+    API.garbage = False
 
     # where it cannot apply limits, it writes nothing and says why
     for name, setup, reason in [
+            ("a node without kubepods cgroups", "nokubepods", "nokubepods"),
             ("a kernel without the file", "nofile", "kernel"),
             ("a kernel booted with cgroup.memory=nokmem", "nokmem",
              "nokmem")]:
         root = f"{tmp}/{setup}"
         make_node(root, "systemd")
+        if setup == "nokubepods":
+            os.rename(f"{root}/kubepods.slice", f"{root}/elsewhere.slice")
         if setup == "nofile":
             for dirpath, _, files in os.walk(root):
                 for f in files:
@@ -247,7 +316,9 @@ def main():
         res = run(env, "once")
         with open(f"{root}.prom") as f:
             prom = f.read()
-        if setup == "nofile":
+        if setup == "nokubepods":
+            untouched = True
+        elif setup == "nofile":
             untouched = not any("memory.negative_dentry.max" in files
                                 for _, _, files in os.walk(root))
         else:

@@ -106,7 +106,7 @@ max
 max"
 tap_check "it tells node_exporter it applied them, and whose cgroups they are" sh -c \
 	"grep -qx 'negative_dentry_podlimits_applied 1' $textfile &&
-	 grep -qx 'negative_dentry_pod_info{cgroup=\"/kubepods/pod5555-ee\",namespace=\"team\",pod=\"greedy\",container=\"\"} 1' $textfile"
+	 grep -qx 'negative_dentry_pod_info{cgroup=\"/kubepods/pod5555-ee\",pod_namespace=\"team\",pod_name=\"greedy\",container_name=\"\"} 1' $textfile"
 
 # Stock systemd never writes the file; ours writes it only for a unit that
 # sets NegativeDentryMax=: a reload leaves the agent's value.
