@@ -13,8 +13,8 @@ struct mem_cgroup;
  * struct memcg_negative_dentry_limit - the reclaim of a cgroup's limit
  * @memcg: the cgroup
  * @reclaim_work: brings the count down to the target once it passed the limit
- * @reclaiming: a pass was started (counted, unless in a quiet second),
- *	and the work has not ended it since
+ * @flags: NEGATIVE_DENTRY_RECLAIMING: a pass was started (counted, unless
+ *	in a quiet second), and the work has not ended it since
  * @written: bumped by each write of the limit, which re-arms the count
  * @quiet_until: a second after a cycle that freed nothing: passes before
  *	are not counted, while @written is still @quiet_written
@@ -33,7 +33,7 @@ struct mem_cgroup;
 struct memcg_negative_dentry_limit {
 	struct mem_cgroup *memcg;
 	struct work_struct reclaim_work;
-	bool reclaiming;
+	unsigned long flags;
 	atomic_t written;
 	unsigned long quiet_until;
 	int quiet_written;
@@ -43,6 +43,9 @@ struct memcg_negative_dentry_limit {
 	u64 cursor_id;
 	struct negative_dentry_cursor cursor;
 };
+
+/* memcg_negative_dentry_limit.flags */
+#define NEGATIVE_DENTRY_RECLAIMING	0
 
 /* Over by more than the margin: the work has not kept up. */
 static inline bool negative_dentry_behind(long usage, long max)

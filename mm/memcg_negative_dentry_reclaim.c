@@ -15,6 +15,7 @@
 #include <linux/cgroup.h>
 #include <linux/cpu.h>
 #include <linux/debugfs.h>
+#include <linux/math64.h>
 #include <linux/memcontrol.h>
 #include <linux/oom.h>
 #include <linux/page_counter.h>
@@ -90,10 +91,19 @@ static long negative_dentry_quota_of(long own,
 				     const struct negative_dentry_shares *sh)
 {
 	long above = own - sh->fair;
+	u64 quota;
 
-	if (above <= 0 || sh->above <= 0)
+	if (above <= 0 || sh->above <= 0 || sh->want <= 0)
 		return 0;
-	return min(above, DIV_ROUND_UP(sh->want * above, sh->above));
+	/*
+	 * Rounded up, so that a small holder still gives its part. The
+	 * product may not fit in 64 bits; the remainder does, so it can be
+	 * found modulo 2^64.
+	 */
+	quota = mul_u64_u64_div_u64(sh->want, above, sh->above);
+	if ((u64)sh->want * above - quota * sh->above)
+		quota++;
+	return min_t(u64, above, quota);
 }
 
 static long negative_dentry_quota(struct mem_cgroup *memcg,
@@ -210,7 +220,7 @@ static bool negative_dentry_reclaim_cycle(struct memcg_negative_dentry_limit *li
  */
 static void negative_dentry_pass_start(struct memcg_negative_dentry_limit *limit)
 {
-	if (!xchg(&limit->reclaiming, true) &&
+	if (!test_and_set_bit(NEGATIVE_DENTRY_RECLAIMING, &limit->flags) &&
 	    (time_after_eq(jiffies, READ_ONCE(limit->quiet_until)) ||
 	     READ_ONCE(limit->quiet_written) != atomic_read(&limit->written)))
 		negative_dentry_max_passed(limit->memcg);
@@ -229,7 +239,7 @@ static bool negative_dentry_reclaim_start(struct memcg_negative_dentry_limit *li
 {
 	struct mem_cgroup *memcg = limit->memcg;
 
-	if (READ_ONCE(limit->reclaiming))
+	if (test_bit(NEGATIVE_DENTRY_RECLAIMING, &limit->flags))
 		return true;
 	if (negative_dentry_count(memcg) <= max)
 		return false;
@@ -284,7 +294,7 @@ static void negative_dentry_reclaim_workfn(struct work_struct *work)
 done:
 	/* Queued again by what this run freed (overlayfs): the pass goes on. */
 	if (!work_pending(work))
-		WRITE_ONCE(limit->reclaiming, false);
+		clear_bit(NEGATIVE_DENTRY_RECLAIMING, &limit->flags);
 out:
 	css_put(&memcg->css);
 gone:
@@ -351,7 +361,7 @@ void negative_dentry_reclaim_rearm(struct mem_cgroup *memcg)
 		READ_ONCE(memcg->negative_dentry.limit);
 
 	if (limit) {
-		WRITE_ONCE(limit->reclaiming, false);
+		clear_bit(NEGATIVE_DENTRY_RECLAIMING, &limit->flags);
 		/* A run that sees this write sees the pass ended. */
 		atomic_inc_return_release(&limit->written);
 	}
@@ -412,7 +422,7 @@ static void negative_dentry_task_reclaim(struct callback_head *cb)
 
 		if (!limit || !negative_dentry_behind(usage, max))
 			continue;
-		if (!READ_ONCE(limit->reclaiming)) {
+		if (!test_bit(NEGATIVE_DENTRY_RECLAIMING, &limit->flags)) {
 			/* The bound of the cpus the counter was read with. */
 			if (!cpus_read_trylock())
 				continue;

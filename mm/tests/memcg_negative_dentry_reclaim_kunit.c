@@ -46,10 +46,27 @@ static void quota_never_goes_below_the_share(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, negative_dentry_quota_of(0, &sh), 0);
 }
 
+/*
+ * Counts beyond what a 64-bit product of two of them holds: 4e9 wanted of
+ * 1e10 above the shares, from a cgroup with 5e9 of them, is 2e9.
+ */
+static void quota_of_huge_counts(struct kunit *test)
+{
+	const struct negative_dentry_shares sh = {
+		.fair = 1000, .above = 10000000000L, .want = 4000000000L,
+	};
+
+	KUNIT_EXPECT_EQ(test, negative_dentry_quota_of(1000 + 5000000000L, &sh),
+			2000000000L);
+	/* 4e9 x 3 / 1e10 is 1.2: rounded up */
+	KUNIT_EXPECT_EQ(test, negative_dentry_quota_of(1000 + 3, &sh), 2);
+}
+
 static struct kunit_case memcg_negative_dentry_reclaim_test_cases[] = {
 	KUNIT_CASE(quota_spares_a_cgroup_under_its_share),
 	KUNIT_CASE(quota_is_in_proportion_above_the_share),
 	KUNIT_CASE(quota_never_goes_below_the_share),
+	KUNIT_CASE(quota_of_huge_counts),
 	{}
 };
 
