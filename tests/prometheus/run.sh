@@ -253,5 +253,28 @@ check "promtool check rules negative-dentry-alerts.yml" \
 	promtool check rules "$prom/negative-dentry-alerts.yml"
 check "promtool test rules negative-dentry-alerts.test.yml" \
 	promtool test rules "$prom/negative-dentry-alerts.test.yml"
+
+# runbook_url: each alert's points at a heading of the README named as the
+# alert, and the rules stay valid with it
+url=https://git.example.com/ops/README.md
+sh "$prom/prometheusrule.sh" -p -r "$url" >"$tmp/rules.yml"
+alerts=$(sed -n 's/^      - alert: //p' "$prom/negative-dentry-alerts.yml")
+check "prometheusrule.sh -p -r: promtool check rules takes it" \
+	promtool check rules "$tmp/rules.yml"
+for a in $alerts; do
+	low=$(echo "$a" | tr 'A-Z' 'a-z')
+	check "$a has a runbook_url to its runbook's heading" sh -c \
+		"grep -qx '          runbook_url: \"$url#$low\"' '$tmp/rules.yml' &&
+		 grep -qx '#### $a' '$prom/README.md'"
+done
+check "every alert has one runbook_url, no more" \
+	equals "$(grep -c runbook_url "$tmp/rules.yml")" "$(echo "$alerts" | wc -l)"
+check "the PrometheusRule carries them too" \
+	equals "$(sh "$prom/prometheusrule.sh" -r "$url" | grep -c "runbook_url: \"$url#")" \
+	"$(echo "$alerts" | wc -l)"
+check "without -r, the rules are the file's" \
+	equals "$(sh "$prom/prometheusrule.sh" -p)" "$(cat "$prom/negative-dentry-alerts.yml")"
+check "a runbook address that is not http(s) is refused" \
+	fails sh "$prom/prometheusrule.sh" -r "README.md"
 echo "1..$n"
 [ $failed -eq 0 ]
