@@ -80,8 +80,9 @@ run: kernel initramfs
 check: export CHECK_STARTED := $(shell date +%s)
 check: tree
 	$(HARNESS_TESTS)
-	harness/deps.sh userspace
-	$(MAKE) --no-print-directory initramfs patch stress-stage
+	harness/timed.sh "deps.sh userspace" harness/deps.sh userspace
+	harness/timed.sh "initramfs, patch, stress-stage" \
+		$(MAKE) --no-print-directory initramfs patch stress-stage
 	for k in $(CHECK_KERNELS); do FILESYSTEMS=$(if $(FULL),1) harness/kernel.sh $${k%-*} $${k#*-} || exit 1; done
 	$(MAKE) --no-print-directory debian-rootfs
 	harness/check.py --initramfs $(INITRAMFS) --rootfs $(DEBIAN_ROOTFS) --patch $(PATCH) \
@@ -271,9 +272,9 @@ initramfs: tree
 # installed from its package (make deb).
 debian-rootfs: initramfs
 	harness/deb.sh patched small
-	harness/debian-rootfs.sh $(DEBIAN_ROOTFS) /bin/busybox \
+	harness/timed.sh debian-rootfs.sh harness/debian-rootfs.sh $(DEBIAN_ROOTFS) /bin/busybox \
 		$(addprefix $(BUILD)/guest/bin/,$(GUEST_PROGS))
-	harness/systemd.sh build
+	harness/timed.sh "systemd.sh build" harness/systemd.sh build
 	harness/systemd.sh install $(DEBIAN_ROOTFS)
 # dpkg inside the root: dpkg --root would look the root's users and
 # groups (dbus's messagebus) up on this machine.
