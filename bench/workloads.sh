@@ -1,6 +1,6 @@
 #!/bin/sh
 # The negative dentries that programs from Debian's packages make, the
-# figures behind the recommended DefaultNegativeDentryMax= (docs/user-
+# figures behind the recommended DefaultMemoryNegativeDentryMax= (docs/user-
 # guide.md, "Choosing a value"). Run by make workloads in the Debian guest
 # with a JVM and gcc added (harness/workloads-rootfs.sh), on our kernel.
 #

@@ -579,9 +579,10 @@ def bench_suite(guest, r, suite):
 
 
 # What our systemd adds to the D-Bus API, and where its man page lists it.
-DBUS_PROPERTIES = {"Manager": ["DefaultNegativeDentryMax"]}
+DBUS_PROPERTIES = {"Manager": ["DefaultMemoryNegativeDentryMax"]}
 for unit_type in ("Service", "Socket", "Mount", "Swap", "Slice", "Scope"):
-    DBUS_PROPERTIES[unit_type] = ["NegativeDentryMax", "NegativeDentryCurrent"]
+    DBUS_PROPERTIES[unit_type] = ["MemoryNegativeDentryMax",
+                                "MemoryNegativeDentryCurrent"]
 
 
 def undocumented_dbus_properties(tree):

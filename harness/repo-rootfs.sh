@@ -10,7 +10,7 @@
 #                      stand for Debian's archive (the guest is offline)
 #   /srv/debian-next   the same packages as Debian's next upload would
 #                      number them, one deb12uN on: its contents are
-#                      Debian's, without NegativeDentryMax=, as a real
+#                      Debian's, without MemoryNegativeDentryMax=, as a real
 #                      point release's would be
 #
 # Made anew each time; the downloaded packages are kept in DIR.apt.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Debian 12's systemd with userspace/systemd/series: NegativeDentryMax=.
+# Debian 12's systemd with userspace/systemd/series: MemoryNegativeDentryMax=.
 #
 #   harness/systemd.sh build         source (apt-get source, Debian's patches
 #                                    applied; harness/deps.sh userspace
@@ -120,7 +120,7 @@ deb)
 	done <"$patches/series"
 	{
 		printf 'systemd (%s) bookworm; urgency=medium\n\n' "$pkgversion"
-		printf '  * Add NegativeDentryMax= and DefaultNegativeDentryMax=\n'
+		printf '  * Add MemoryNegativeDentryMax= and DefaultMemoryNegativeDentryMax=\n'
 		printf '    (memory.negative_dentry.max), from userspace/systemd.\n\n'
 		printf ' -- Negative dentry limits <negdentry@localhost>  %s\n\n' \
 			"$(git -C "$root" log -1 --format=%aD -- userspace/systemd)"

@@ -25,11 +25,17 @@ textfile=$t/textfile/negative-dentry-kubepods.prom
 mkdir -p "$t/bin" "$units" "$node/run/systemd/system" "$pods" "$t/textfile"
 echo max >"$pods/memory.negative_dentry.max"
 # chroot ROOT COMMAND...: runs COMMAND here; systemctl logs its verb, and
-# shows what $t/known holds: a systemd that knows NegativeDentryMax=
+# "show -P NAME" prints what $t/known/NAME holds: knows NAMES... makes a
+# systemd that has those manager properties (none: Debian's own)
 printf '#!/bin/sh\nshift\nexec "$@"\n' >"$t/bin/chroot"
-printf '#!/bin/sh\necho "$*" >>"%s"\n[ "$1" != show ] || cat "%s"\n' \
+printf '#!/bin/sh\necho "$*" >>"%s"\n[ "$1" != show ] || cat "%s/$3" 2>/dev/null\n' \
 	"$t/systemctl.log" "$t/known" >"$t/bin/systemctl"
-echo infinity >"$t/known"
+knows() {
+	rm -rf "$t/known" && mkdir "$t/known"
+	for p in "$@"; do echo infinity >"$t/known/$p"; done
+}
+# ours now, which still has the first packages' name
+knows DefaultMemoryNegativeDentryMax DefaultNegativeDentryMax
 chmod +x "$t/bin/chroot" "$t/bin/systemctl"
 export PATH="$t/bin:$PATH" HOST_ROOT=$node NEGATIVE_DENTRY_POD_MAX=3000 \
 	NEGATIVE_DENTRY_KUBEPODS_TEXTFILE=$textfile
@@ -61,6 +67,8 @@ stop() {
 : >"$t/systemctl.log"
 start
 tap_check "run installs the drop-ins" within 5 installed "$both"
+tap_check "which set MemoryNegativeDentryMax=" \
+	grep -qx "MemoryNegativeDentryMax=3000" "$units/kubepods-burstable-.slice.d/$file"
 tap_check "and reloads systemd" within 5 reloaded 1
 stop
 tap_check "a stop (SIGTERM), as in a rollout or a drain: exits 0" equals $? 0
@@ -110,14 +118,20 @@ status() { grep -v '^#' "$textfile"; }
 tap_check "applied: its textfile says 1" equals "$(status)" "negative_dentry_kubepods_applied 1"
 tap_check "which promtool takes" lint
 tap_check "and leaves no temporary file beside it" equals "$(ls "$t/textfile")" "${textfile##*/}"
-echo >"$t/known"
+knows DefaultNegativeDentryMax
+before=$(reloads)
+sh "$kp" install >/dev/null 2>&1
+tap_check "a systemd of our first packages gets the name it knows" \
+	grep -qx "NegativeDentryMax=3000" "$units/kubepods-burstable-.slice.d/$file"
+tap_check "and a reload" equals "$(reloads)" $((before + 1))
+knows
 sh "$kp" install >"$t/out" 2>&1
-tap_check "a systemd without NegativeDentryMax=: exits 0" equals $? 0
-tap_check "its log says why" contains "$(cat "$t/out")" "does not know NegativeDentryMax="
+tap_check "a systemd without MemoryNegativeDentryMax=: exits 0" equals $? 0
+tap_check "its log says why" contains "$(cat "$t/out")" "does not know MemoryNegativeDentryMax="
 tap_check "its textfile says 0, reason systemd" \
 	equals "$(status)" 'negative_dentry_kubepods_applied{reason="systemd"} 0'
 tap_check "which promtool takes" lint
-echo infinity >"$t/known"
+knows DefaultMemoryNegativeDentryMax DefaultNegativeDentryMax
 mkdir "$node/proc"
 echo "ro cgroup.memory=nosocket,nokmem quiet" >"$node/proc/cmdline"
 sh "$kp" install >"$t/out" 2>&1

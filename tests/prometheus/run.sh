@@ -11,7 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 prom=$here/../../userspace/prometheus
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# A systemd that knows NegativeDentryMax=, whatever this machine runs,
+# A systemd that knows MemoryNegativeDentryMax=, whatever this machine runs,
 # asked through a chroot of the -s root that runs it here; fake_systemctl
 # OUTPUT [STATUS] makes another.
 fake_systemctl() {

@@ -4,7 +4,7 @@
 # with apt-get and the pin of userspace/apt; Debian's next upload of
 # systemd then comes out, and the pin keeps ours; last, the rollback to
 # Debian's packages, and what the operator sees after it: the unit files
-# still set NegativeDentryMax=, systemd ignores it and says so, and the
+# still set MemoryNegativeDentryMax=, systemd ignores it and says so, and the
 # metrics say that a limit is configured and not applied.
 . ./tap.sh
 export DEBIAN_FRONTEND=noninteractive
@@ -23,13 +23,13 @@ versions() {
 upgradable() { apt-get -s -q upgrade | awk '$1 == "Inst" { print $2, $4 }' | tr -d '('; }
 applied() {
 	systemctl stop nd-apt 2>/dev/null
-	systemd-run -q --unit nd-apt -p NegativeDentryMax="$1" sleep 600 &&
+	systemd-run -q --unit nd-apt -p MemoryNegativeDentryMax="$1" sleep 600 &&
 		holds $cgroup/memory.negative_dentry.max "$1"
 }
 metric() { negative-dentry-metrics -o - | awk -v m="$1" '$1 == m { print $2 }'; }
 
-tap_check "Debian's systemd runs, without NegativeDentryMax=" \
-	equals "$(systemctl show -P DefaultNegativeDentryMax)" ""
+tap_check "Debian's systemd runs, without MemoryNegativeDentryMax=" \
+	equals "$(systemctl show -P DefaultMemoryNegativeDentryMax)" ""
 apt-get update -q >/dev/null 2>&1
 
 # What the user guide tells the operator to do, the signed repository's
@@ -44,10 +44,10 @@ tap_check "with the key, apt-get update reads it without a warning" \
 tap_check "apt-get install systemd" apt_get install -y systemd
 tap_check "every package of systemd's source is ours" equals "$(versions)" "$ours"
 tap_check "the running systemd is ours (the package re-executed it)" \
-	equals "$(systemctl show -P DefaultNegativeDentryMax)" infinity
-tap_check "NegativeDentryMax= reaches the cgroup" applied 100
-tap_check "the man page documents NegativeDentryMax=" \
-	zgrep -q NegativeDentryMax= /usr/share/man/man5/systemd.resource-control.5.gz
+	equals "$(systemctl show -P DefaultMemoryNegativeDentryMax)" infinity
+tap_check "MemoryNegativeDentryMax= reaches the cgroup" applied 100
+tap_check "the man page documents MemoryNegativeDentryMax=" \
+	zgrep -q MemoryNegativeDentryMax= /usr/share/man/man5/systemd.resource-control.5.gz
 kernel=linux-image-$(uname -r)
 tap_check "apt knows the running kernel's package from the repository" \
 	mentions "$(apt-cache policy "$kernel")" "file:/srv/negdentry"
@@ -60,7 +60,7 @@ tap_check "apt-cache policy shows Debian's $next held back" \
 	mentions "$(apt-cache policy systemd)" "$next"
 tap_check "apt-get upgrade" apt_get upgrade -y
 tap_check "the pin kept every package ours" equals "$(versions)" "$ours"
-tap_check "NegativeDentryMax= still reaches the cgroup" applied 200
+tap_check "MemoryNegativeDentryMax= still reaches the cgroup" applied 200
 mv /etc/apt/preferences.d/negdentry.pref /tmp/
 tap_check "without the pin, apt-get upgrade would install $next" \
 	contains "$(upgradable)" "systemd $next"
@@ -70,7 +70,7 @@ mv /tmp/negdentry.pref /etc/apt/preferences.d/
 # each package of ours goes back to Debian's release. Without the next
 # upload, Debian's release is older than ours: a downgrade.
 mkdir -p /etc/systemd/system/ndapt.slice.d
-printf '[Slice]\nNegativeDentryMax=300\n' >/etc/systemd/system/ndapt.slice.d/limit.conf
+printf '[Slice]\nMemoryNegativeDentryMax=300\n' >/etc/systemd/system/ndapt.slice.d/limit.conf
 rm /etc/apt/preferences.d/negdentry.pref /etc/apt/sources.list.d/negdentry.sources \
 	/etc/apt/sources.list.d/debian-next.list
 apt-get update -q >/dev/null 2>&1
@@ -80,9 +80,9 @@ tap_check "apt-get install --allow-downgrades PACKAGE/bookworm..." \
 	awk '$1 == "installed" && $3 ~ /\+negdentry/ { print $2 "/bookworm" }')
 tap_check "every package of systemd's source is Debian's $debian" equals "$(versions)" "$debian"
 tap_check "the running systemd is Debian's" \
-	equals "$(systemctl show -P DefaultNegativeDentryMax)" ""
-tap_check "it ignores NegativeDentryMax= in a unit file, and says so" \
-	mentions "$(systemd-analyze verify ndapt.slice 2>&1)" "Unknown key 'NegativeDentryMax'"
+	equals "$(systemctl show -P DefaultMemoryNegativeDentryMax)" ""
+tap_check "it ignores MemoryNegativeDentryMax= in a unit file, and says so" \
+	mentions "$(systemd-analyze verify ndapt.slice 2>&1)" "Unknown key 'MemoryNegativeDentryMax'"
 systemctl daemon-reload
 systemd-run -q --unit nd-apt-after --slice ndapt.slice sleep 600
 tap_check "the kernel's limit stays max in a unit started after" \
@@ -90,7 +90,7 @@ tap_check "the kernel's limit stays max in a unit started after" \
 tap_check "a unit started before keeps its limit until it restarts" \
 	holds $cgroup/memory.negative_dentry.max 200
 tap_check "metrics: the kernel has the limits" equals "$(metric negative_dentry_kernel_supported)" 1
-tap_check "metrics: systemd does not know NegativeDentryMax=" \
+tap_check "metrics: systemd does not know MemoryNegativeDentryMax=" \
 	equals "$(metric negative_dentry_systemd_supported)" 0
 tap_check "metrics: a file sets it (NegativeDentryLimitNotApplied fires)" \
 	at_least "$(metric negative_dentry_systemd_configured)" 1

@@ -46,9 +46,12 @@ cgroup_of() {
 # The container's systemd scope, libpod-<id>.scope, where unit settings go
 scope_of() { cgroup_of "$1" | sed 's|\(/libpod-[0-9a-f]*\.scope\).*|\1|'; }
 scope_dropin=/etc/systemd/system/libpod-.scope.d
+# set_scope_dropin N [SETTING]: the drop-in, with MemoryNegativeDentryMax=N
+# or SETTING=N
 set_scope_dropin() {
 	mkdir -p $scope_dropin
-	printf '[Scope]\nNegativeDentryMax=%s\n' "$1" >$scope_dropin/50-negative-dentry.conf
+	printf '[Scope]\n%s=%s\n' "${2:-MemoryNegativeDentryMax}" "$1" \
+		>$scope_dropin/50-negative-dentry.conf
 	systemctl daemon-reload
 }
 
@@ -65,7 +68,7 @@ if [ "$VMRUN_KERNEL" = base ]; then
 			fails [ $status -eq 0 ]
 	done
 	set_scope_dropin $LIMIT
-	tap_check "a libpod-.scope.d drop-in with NegativeDentryMax= starts containers anyway" \
+	tap_check "a libpod-.scope.d drop-in with MemoryNegativeDentryMax= starts containers anyway" \
 		podman run --rm --network none localhost/negflood true
 	rm -rf $scope_dropin
 	systemctl daemon-reload
@@ -74,7 +77,7 @@ fi
 
 # podman's systemd cgroup manager puts a container in libpod-<id>.scope,
 # and runc and crun write the unified key there themselves: the unit has
-# no NegativeDentryMax=, and systemctl daemon-reload must keep the value.
+# no MemoryNegativeDentryMax=, and systemctl daemon-reload must keep the value.
 for runtime in crun runc; do
 	id=$(podman run -d --runtime $runtime --network none \
 		--cgroup-conf memory.negative_dentry.max=700 localhost/negflood sleep 1000)
@@ -94,6 +97,12 @@ set_scope_dropin 4000
 id=$(podman run -d --network none localhost/negflood sleep 1000)
 tap_check "a libpod-.scope.d drop-in gives a podman container's scope its limit" \
 	equals "$(cat "$(scope_of "$id")/memory.negative_dentry.max")" 4000
+podman rm -f -t 0 "$id" >/dev/null
+# The name of our first packages, in drop-ins written then.
+set_scope_dropin 4100 NegativeDentryMax
+id=$(podman run -d --network none localhost/negflood sleep 1000)
+tap_check "so does one with the old name, NegativeDentryMax=" \
+	equals "$(cat "$(scope_of "$id")/memory.negative_dentry.max")" 4100
 podman rm -f -t 0 "$id" >/dev/null
 rm -rf $scope_dropin
 systemctl daemon-reload

@@ -55,7 +55,7 @@ if [ "$VMRUN_KERNEL" = base ]; then
 	tap_check "and says so to node_exporter" \
 		equals "$(applied)" 'negative_dentry_kubepods_applied{reason="kernel"} 0'
 	mkdir -p $units/kubepods-burstable-.slice.d
-	printf '[Slice]\nNegativeDentryMax=1\n' >$units/kubepods-burstable-.slice.d/$file
+	printf '[Slice]\nMemoryNegativeDentryMax=1\n' >$units/kubepods-burstable-.slice.d/$file
 	$kp install >/dev/null 2>&1
 	tap_check "and leaves what a kernel with it left" installed "kubepods-burstable-.slice.d "
 	rm -r $units/kubepods-burstable-.slice.d $textfile

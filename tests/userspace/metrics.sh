@@ -1,7 +1,7 @@
 #!/bin/sh
 # In the Debian guest: negative-dentry-metrics (userspace/prometheus), run
 # by its timer, read by node_exporter's textfile collector, while a unit
-# with NegativeDentryMax= floods in a slice with a larger limit of its
+# with MemoryNegativeDentryMax= floods in a slice with a larger limit of its
 # own; its cgroup filters, set in /etc/default/negative-dentry-metrics;
 # node_exporter's sysctl collector with the flags userspace/prometheus's
 # README gives for the machine-wide counts; a run that succeeds logs
@@ -46,12 +46,12 @@ done
 EOF
 cat >/etc/systemd/system/$slice <<EOF
 [Slice]
-NegativeDentryMax=$SLICE_LIMIT
+MemoryNegativeDentryMax=$SLICE_LIMIT
 EOF
 cat >/etc/systemd/system/nd-metrics-flood.service <<EOF
 [Service]
 Slice=$slice
-NegativeDentryMax=$LIMIT
+MemoryNegativeDentryMax=$LIMIT
 ExecStart=/bin/sh /var/tmp/nd-metrics-flood.sh
 EOF
 mkdir -p /var/tmp/nd-metrics

@@ -109,7 +109,7 @@ tap_check "it tells node_exporter it applied them, and whose cgroups they are" s
 	 grep -qx 'negative_dentry_pod_info{cgroup=\"/kubepods/pod5555-ee\",pod_namespace=\"team\",pod_name=\"greedy\",container_name=\"\"} 1' $textfile"
 
 # Stock systemd never writes the file; ours writes it only for a unit that
-# sets NegativeDentryMax=: a reload leaves the agent's value.
+# sets MemoryNegativeDentryMax=: a reload leaves the agent's value.
 systemctl daemon-reload
 tap_check "a daemon-reload leaves a pod slice's value" holds $low/memory.negative_dentry.max 500
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# In the Debian guest with our systemd: NegativeDentryMax=, printed as TAP.
+# In the Debian guest with our systemd: MemoryNegativeDentryMax=, printed as TAP.
 #
 # On a kernel without negative dentry limits (VMRUN_KERNEL=base) only the
 # tolerance is checked: the unit starts, and systemctl shows the setting.
@@ -28,12 +28,12 @@ EOF
 cat >$units/nd-limited.service <<EOF
 [Service]
 Slice=nd.slice
-NegativeDentryMax=$LIMIT
+MemoryNegativeDentryMax=$LIMIT
 ExecStart=/bin/sh -c 'negflood /var/tmp/nd-unit $FLOOD && touch /run/nd-flooded; exec sleep infinity'
 EOF
 cat >$units/nd-bad.service <<EOF
 [Service]
-NegativeDentryMax=lots
+MemoryNegativeDentryMax=lots
 ExecStart=/bin/sleep infinity
 EOF
 mkdir -p /var/tmp/nd-unit
@@ -52,17 +52,17 @@ applied() {
 		applied_i=$((applied_i + 1))
 	done
 }
-# set_default N: DefaultNegativeDentryMax=N (empty: none), which
+# set_default N: DefaultMemoryNegativeDentryMax=N (empty: none), which
 # daemon-reload reads again
 set_default() {
-	printf '[Manager]\nDefaultMemoryAccounting=no\nDefaultNegativeDentryMax=%s\n' "$1" \
+	printf '[Manager]\nDefaultMemoryAccounting=no\nDefaultMemoryNegativeDentryMax=%s\n' "$1" \
 		>/etc/systemd/system.conf.d/negdentry-test.conf
 	systemctl daemon-reload
 }
-# dropin UNIT-PREFIX SECTION N: a prefix drop-in setting NegativeDentryMax=N
+# dropin UNIT-PREFIX SECTION N: a prefix drop-in setting MemoryNegativeDentryMax=N
 dropin() {
 	mkdir -p "$units/$1.d"
-	printf '[%s]\nNegativeDentryMax=%s\n' "$2" "$3" >"$units/$1.d/50-negative-dentry.conf"
+	printf '[%s]\nMemoryNegativeDentryMax=%s\n' "$2" "$3" >"$units/$1.d/50-negative-dentry.conf"
 }
 current() { cat "$lim/memory.negative_dentry.current"; }
 # FILE, a cgroup.subtree_control, is there and does not enable memory
@@ -89,16 +89,16 @@ fi
 rm /etc/sysctl.d/60-negative-dentry.conf
 
 if [ "$VMRUN_KERNEL" = base ]; then
-	tap_check "a unit with NegativeDentryMax= starts on a kernel without it" \
+	tap_check "a unit with MemoryNegativeDentryMax= starts on a kernel without it" \
 		systemctl start nd-limited
 	tap_check "systemctl show reports the setting" \
-		equals "$(show nd-limited NegativeDentryMax)" $LIMIT
+		equals "$(show nd-limited MemoryNegativeDentryMax)" $LIMIT
 	tap_check "there is no memory.negative_dentry.max" \
 		fails test -e $lim/memory.negative_dentry.max
-	tap_check "NegativeDentryCurrent is not set" \
-		equals "$(show nd-limited NegativeDentryCurrent)" "[not set]"
+	tap_check "MemoryNegativeDentryCurrent is not set" \
+		equals "$(show nd-limited MemoryNegativeDentryCurrent)" "[not set]"
 	set_default 3000
-	tap_check "with DefaultNegativeDentryMax=3000 a plain unit starts" \
+	tap_check "with DefaultMemoryNegativeDentryMax=3000 a plain unit starts" \
 		systemctl start nd-plain
 	tap_done
 fi
@@ -108,71 +108,71 @@ tap_check "a unit without memory settings does not get the memory controller" \
 	lacks_memory /sys/fs/cgroup/ndplain.slice/cgroup.subtree_control
 systemctl stop nd-plain
 
-tap_check "a unit with NegativeDentryMax=$LIMIT starts" systemctl start nd-limited
-tap_check "a unit with only NegativeDentryMax= gets the memory controller" \
+tap_check "a unit with MemoryNegativeDentryMax=$LIMIT starts" systemctl start nd-limited
+tap_check "a unit with only MemoryNegativeDentryMax= gets the memory controller" \
 	grep -qw memory /sys/fs/cgroup/nd.slice/cgroup.subtree_control
 tap_check "its cgroup holds $LIMIT" \
 	equals "$(cat $lim/memory.negative_dentry.max)" $LIMIT
-tap_check "systemctl show: NegativeDentryMax" \
-	equals "$(show nd-limited NegativeDentryMax)" $LIMIT
+tap_check "systemctl show: MemoryNegativeDentryMax" \
+	equals "$(show nd-limited MemoryNegativeDentryMax)" $LIMIT
 wait_for /run/nd-flooded
 sleep 2
 tap_check "a flood of $FLOOD in the unit leaves at most $BOUND" \
 	at_most "$(current)" $BOUND
-tap_check "systemctl show: NegativeDentryCurrent" \
-	equals "$(show nd-limited NegativeDentryCurrent)" "$(current)"
+tap_check "systemctl show: MemoryNegativeDentryCurrent" \
+	equals "$(show nd-limited MemoryNegativeDentryCurrent)" "$(current)"
 status=$(systemctl status --no-pager nd-limited)
 tap_check "systemctl status: a NegDentries line with the limit" \
 	contains "$status" "NegDentries: $(current) (max: $LIMIT)"
 dbus=$(busctl introspect org.freedesktop.systemd1 \
 	/org/freedesktop/systemd1/unit/nd_2dlimited_2eservice org.freedesktop.systemd1.Service)
-tap_check "D-Bus: the Service interface has NegativeDentryMax" \
-	contains "$dbus" ".NegativeDentryMax "
-tap_check "D-Bus: and NegativeDentryCurrent" \
-	contains "$dbus" ".NegativeDentryCurrent "
-tap_check "systemd-analyze dump: the unit's own NegativeDentryMax" \
-	contains "$(systemd-analyze dump)" "NegativeDentryMax: $LIMIT
+tap_check "D-Bus: the Service interface has MemoryNegativeDentryMax" \
+	contains "$dbus" ".MemoryNegativeDentryMax "
+tap_check "D-Bus: and MemoryNegativeDentryCurrent" \
+	contains "$dbus" ".MemoryNegativeDentryCurrent "
+tap_check "systemd-analyze dump: the unit's own MemoryNegativeDentryMax" \
+	contains "$(systemd-analyze dump)" "MemoryNegativeDentryMax: $LIMIT
 "
 
 tap_check "systemctl set-property changes it live" \
-	systemctl set-property nd-limited NegativeDentryMax=500
+	systemctl set-property nd-limited MemoryNegativeDentryMax=500
 tap_check "to 500 in the cgroup" \
 	equals "$(cat $lim/memory.negative_dentry.max)" 500
 echo 123 >$lim/memory.negative_dentry.max
 systemctl daemon-reload
 tap_check "which daemon-reload writes again over another value" \
 	settles $lim/memory.negative_dentry.max 500
-tap_check "and systemctl still shows" equals "$(show nd-limited NegativeDentryMax)" 500
+tap_check "and systemctl still shows" equals "$(show nd-limited MemoryNegativeDentryMax)" 500
 # Without a limit the unit would need no memory controller, and systemd
 # would take it away with the file: keep it, to see what is written.
 systemctl set-property nd-limited MemoryAccounting=yes
 tap_check "infinity sets max" \
-	systemctl set-property nd-limited NegativeDentryMax=infinity
+	systemctl set-property nd-limited MemoryNegativeDentryMax=infinity
 tap_check "in the cgroup" \
 	equals "$(cat $lim/memory.negative_dentry.max)" max
 tap_check "and systemctl shows infinity" \
-	equals "$(show nd-limited NegativeDentryMax)" infinity
+	equals "$(show nd-limited MemoryNegativeDentryMax)" infinity
 
-tap_check "systemd-run -p NegativeDentryMax=500" \
-	systemd-run --unit nd-run -p NegativeDentryMax=500 /bin/sleep infinity
+tap_check "systemd-run -p MemoryNegativeDentryMax=500" \
+	systemd-run --unit nd-run -p MemoryNegativeDentryMax=500 /bin/sleep infinity
 tap_check "gives the transient unit 500" \
 	settles $cg/nd-run.service/memory.negative_dentry.max 500
 
-out=$(systemctl set-property nd-limited NegativeDentryMax=junk 2>&1)
+out=$(systemctl set-property nd-limited MemoryNegativeDentryMax=junk 2>&1)
 tap_check "set-property refuses junk" fails [ $? -eq 0 ]
-tap_check "with a message" contains "$out" "Failed to parse NegativeDentryMax=junk"
-out=$(systemctl set-property nd-limited NegativeDentryMax=9223372036854775807 2>&1)
+tap_check "with a message" contains "$out" "Failed to parse MemoryNegativeDentryMax=junk"
+out=$(systemctl set-property nd-limited MemoryNegativeDentryMax=9223372036854775807 2>&1)
 tap_check "set-property refuses a value out of range" fails [ $? -eq 0 ]
 tap_check "with a message" contains "$out" "out of range"
-out=$(systemd-run -p NegativeDentryMax=-5 /bin/true 2>&1)
+out=$(systemd-run -p MemoryNegativeDentryMax=-5 /bin/true 2>&1)
 tap_check "systemd-run refuses -5" fails [ $? -eq 0 ]
-tap_check "with a message" contains "$out" "NegativeDentryMax=-5"
+tap_check "with a message" contains "$out" "MemoryNegativeDentryMax=-5"
 
-tap_check "a unit with NegativeDentryMax=lots still loads" \
+tap_check "a unit with MemoryNegativeDentryMax=lots still loads" \
 	equals "$(show nd-bad LoadState)" loaded
 tap_check "and starts, without a limit" systemctl start nd-bad
 tap_check "its setting stays infinity" \
-	equals "$(show nd-bad NegativeDentryMax)" infinity
+	equals "$(show nd-bad MemoryNegativeDentryMax)" infinity
 out=$(systemd-analyze verify $units/nd-bad.service 2>&1)
 tap_check "systemd-analyze verify names the bad value" \
 	contains "$out" "Invalid negative dentry limit 'lots'"
@@ -181,15 +181,15 @@ tap_check "systemd-analyze verify names the bad value" \
 # wrote a limit.
 plain=/sys/fs/cgroup/ndplain.slice/nd-plain.service
 set_default 3000
-tap_check "systemctl show: DefaultNegativeDentryMax" \
-	equals "$(systemctl show -P DefaultNegativeDentryMax)" 3000
+tap_check "systemctl show: DefaultMemoryNegativeDentryMax" \
+	equals "$(systemctl show -P DefaultMemoryNegativeDentryMax)" 3000
 systemctl start nd-plain
-tap_check "DefaultNegativeDentryMax=3000 limits a unit without its own" \
+tap_check "DefaultMemoryNegativeDentryMax=3000 limits a unit without its own" \
 	equals "$(cat $plain/memory.negative_dentry.max)" 3000
 tap_check "but not its slice" \
 	equals "$(cat /sys/fs/cgroup/ndplain.slice/memory.negative_dentry.max)" max
-tap_check "systemd-analyze dump: NegativeDentryMax from the default" \
-	contains "$(systemd-analyze dump)" "NegativeDentryMax: 3000 (default)"
+tap_check "systemd-analyze dump: MemoryNegativeDentryMax from the default" \
+	contains "$(systemd-analyze dump)" "MemoryNegativeDentryMax: 3000 (default)"
 tap_check "a unit's own setting wins over the default" \
 	equals "$(cat $lim/memory.negative_dentry.max)" max
 systemd-run --unit nd-runtime --scope /bin/sleep infinity >/dev/null 2>&1 &
@@ -204,26 +204,39 @@ applied
 tap_check "a limit someone else wrote survives daemon-reload under a default" \
 	equals "$(cat $cg/nd-runtime.scope/memory.negative_dentry.max)" 700
 tap_check "systemd-analyze dump: says the kernel holds another value" \
-	contains "$(systemd-analyze dump)" "NegativeDentryMax: 3000 (default) (different value in kernel: 700)"
+	contains "$(systemd-analyze dump)" "MemoryNegativeDentryMax: 3000 (default) (different value in kernel: 700)"
 # An empty value is the default, with set-property as in a unit file: not
 # infinity, which would replace what the runtime wrote.
-tap_check "set-property NegativeDentryMax= (empty) is taken" \
-	systemctl set-property --runtime nd-runtime.scope NegativeDentryMax=
+tap_check "set-property MemoryNegativeDentryMax= (empty) is taken" \
+	systemctl set-property --runtime nd-runtime.scope MemoryNegativeDentryMax=
 applied
 tap_check "and leaves the limit someone else wrote" \
 	equals "$(cat $cg/nd-runtime.scope/memory.negative_dentry.max)" 700
 tap_check "the unit is back on the default" \
-	equals "$(show nd-runtime.scope NegativeDentryMax)" 3000
+	equals "$(show nd-runtime.scope MemoryNegativeDentryMax)" 3000
 tap_check "set-property of a value, then of an empty one, on a plain unit" \
-	systemctl set-property --runtime nd-plain NegativeDentryMax=1234
+	systemctl set-property --runtime nd-plain MemoryNegativeDentryMax=1234
 tap_check "sets the value" settles $plain/memory.negative_dentry.max 1234
-systemctl set-property --runtime nd-plain NegativeDentryMax=
+systemctl set-property --runtime nd-plain MemoryNegativeDentryMax=
 tap_check "and goes back to the default over it, which systemd wrote" \
 	settles $plain/memory.negative_dentry.max 3000
 tap_check "and its runtime drop-in has the empty value" \
-	grep -qx "NegativeDentryMax=" /run/systemd/system.control/nd-plain.service.d/50-NegativeDentryMax.conf
-tap_check "systemd-run -p NegativeDentryMax= gives the default" \
-	systemd-run --unit nd-run-default -p NegativeDentryMax= /bin/sleep infinity
+	grep -qx "MemoryNegativeDentryMax=" /run/systemd/system.control/nd-plain.service.d/50-NegativeDentryMax.conf
+# The names of our first packages, which later ones still take.
+tap_check "the old name: set-property NegativeDentryMax=1500" \
+	systemctl set-property --runtime nd-plain NegativeDentryMax=1500
+tap_check "sets the value" settles $plain/memory.negative_dentry.max 1500
+tap_check "under the new name, in the drop-in file an old set-property wrote" \
+	grep -qx "MemoryNegativeDentryMax=1500" /run/systemd/system.control/nd-plain.service.d/50-NegativeDentryMax.conf
+tap_check "which the old D-Bus property reads too" \
+	equals "$(show nd-plain NegativeDentryMax)" 1500
+systemctl set-property --runtime nd-plain NegativeDentryMax=
+tap_check "and an empty old name goes back to the default" \
+	settles $plain/memory.negative_dentry.max 3000
+tap_check "the old manager property reads the default" \
+	equals "$(systemctl show -P DefaultNegativeDentryMax)" 3000
+tap_check "systemd-run -p MemoryNegativeDentryMax= gives the default" \
+	systemd-run --unit nd-run-default -p MemoryNegativeDentryMax= /bin/sleep infinity
 tap_check "to the transient unit" \
 	settles $cg/nd-run-default.service/memory.negative_dentry.max 3000
 systemctl stop nd-run-default
