@@ -256,6 +256,19 @@ systemctl set-property --runtime nd-plain MemoryAccounting=yes
 set_default ""
 tap_check "without a default, what systemd wrote goes back to max" \
 	settles $plain/memory.negative_dentry.max max
+# What systemd wrote goes with the cgroup: a runtime writing the same value
+# into the unit's next cgroup is not taken for systemd, whose reload would
+# then write max over it.
+set_default 2600
+tap_check "a new default is written" settles $plain/memory.negative_dentry.max 2600
+systemctl stop nd-plain
+set_default ""
+systemctl start nd-plain
+echo 2600 >$plain/memory.negative_dentry.max
+systemctl daemon-reload
+applied
+tap_check "in the unit's next cgroup, a runtime's equal value survives a reload" \
+	equals "$(cat $plain/memory.negative_dentry.max)" 2600
 systemctl stop nd-runtime.scope nd-plain
 
 # Prefix drop-ins where runtimes and kubelet put their cgroups; kubelet's
