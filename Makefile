@@ -13,6 +13,7 @@
 #                            with the defect put back (MUTANTS=names)
 #   make fstests             fstests on the base kernel and ours
 #   make workloads           the negative dentries real programs make
+#   make btf-check           a CO-RE eBPF program on the kernel with BTF
 #   make deb                 kernel packages (CONFIG=small|cloud|debian)
 #   make systemd-deb         Debian's systemd packages with our series
 #   make repo                an apt repository of them and the kernels
@@ -61,7 +62,7 @@ PATCH := $(BUILD)/negative-dentry.patch
 # The unit tests of the harness itself, before anything is built.
 HARNESS_TESTS := python3 -m unittest discover -s harness -p '*_test.py'
 
-.PHONY: run check rebase fresh-check distro-check fstests workloads stress mutants upstream-rates stress-stage bench insn-trace deb systemd-deb repo repo-check vm-run patch series-check harness-test deps tree kernel initramfs debian-rootfs clean
+.PHONY: run check rebase fresh-check btf-check distro-check fstests workloads stress mutants upstream-rates stress-stage bench insn-trace deb systemd-deb repo repo-check vm-run patch series-check harness-test deps tree kernel initramfs debian-rootfs clean
 
 run: DEBUG_DEFAULT := 0
 run: kernel initramfs
@@ -227,6 +228,27 @@ repo-check: debian-rootfs systemd-deb
 	harness/repo-rootfs.sh $(DEBIAN_ROOTFS) $(REPO_ROOTFS) $(BUILD)/repo-check/repo
 	$(VMRUN) --image $(call image,patched) --kernel patched \
 		--log $(BUILD)/repo-check/console.log tests/userspace/apt.sh
+
+# make btf-check: make check's fast kernel with BTF as Debian builds its
+# own (config/btf.config), in the Debian guest: a CO-RE program of the
+# kind fleets' eBPF agents load attaches to a BTF tracepoint of ours and
+# reads struct dentry (tests/btf). Not in make check: a fourth kernel,
+# and DWARF makes its build a fifth longer.
+BTF := $(BUILD)/btf
+btf-check: GUEST := debian
+btf-check: debian-rootfs
+	harness/deps.sh btf
+	harness/kernel.sh patched btf
+	mkdir -p $(BTF)
+	bpftool btf dump file $(shell harness/layout.py obj patched btf)/vmlinux \
+		format c >$(BTF)/vmlinux.h
+	clang -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 -I$(BTF) \
+		-c tests/btf/nd_core.bpf.c -o $(BTF)/nd_core.bpf.o
+	$(STATIC_CC) -O2 -Wextra -Werror -o $(BTF)/core_check \
+		tests/btf/core_check.c -lbpf -lelf -lz -lzstd
+	cp tests/btf/guest.sh tests/userspace/tap.sh $(BTF)/
+	$(VMRUN) --image $(shell harness/layout.py image patched btf) \
+		--kernel patched --log $(BTF)/console.log $(BTF)/guest.sh
 
 vm-run: DEBUG_DEFAULT := 1
 vm-run: kernel $(if $(filter debian,$(GUEST)),debian-rootfs,initramfs)

@@ -81,6 +81,8 @@ out=$root/build/deb/$kernel-$config
 log=$obj.deb.log
 rm -f "$obj"/../*.deb "$obj"/../*.buildinfo "$obj"/../*.changes
 start=$(date +%s)
+# No -dbg package: the DWARF behind the BTF would make one of gigabytes.
+export DEB_BUILD_PROFILES=pkg.linux-upstream.nokerneldbg
 kmake KDEB_PKGVERSION="$(kmake kernelrelease)-1" \
 	DPKG_FLAGS=--check-builddeps bindeb-pkg >"$log" 2>&1 ||
 	{ tail -30 "$log" >&2; exit 1; }

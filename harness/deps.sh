@@ -10,6 +10,7 @@
 #               guest), and Debian's kubectl unpacked into build/tools
 #               (tests/kubernetes)
 #   fstests     also what building fstests needs (make fstests)
+#   btf         also what make btf-check builds its eBPF program with
 #   --list      print the packages and why, one per line
 #
 # docs/setup.md, "What gets installed", gives the same list; make check's
@@ -43,6 +44,7 @@ gawk the demo's plot data (demo/plot.sh)
 debootstrap the Debian guest's root, make fresh-check's root
 patchelf run paths of our systemd installed in the Debian guest
 debhelper make deb: kernel packages (bindeb-pkg)
+dwarves make deb and make btf-check: pahole, which makes the kernel's BTF
 linux-config-6.12 make deb CONFIG=cloud or debian: Debian's own kernel configurations
 rsync make deb: headers_install of the linux-headers package
 kmod make deb: depmod of the packaged modules
@@ -84,6 +86,14 @@ if [ "${1:-}" = fstests ]; then
 	apt-get install -y -q --no-install-recommends autoconf automake libtool \
 		libtool-bin pkgconf xfslibs-dev uuid-dev libacl1-dev libattr1-dev \
 		libaio-dev libgdbm-dev libgdbm-compat-dev libcap-dev >/dev/null
+	exit 0
+fi
+# make btf-check: clang for the CO-RE program, bpftool for its vmlinux.h,
+# and the static libraries of its loader.
+if [ "${1:-}" = btf ]; then
+	# shellcheck disable=SC2086
+	apt-get install -y -q --no-install-recommends clang llvm bpftool \
+		libbpf-dev libzstd-dev zlib1g-dev >/dev/null
 	exit 0
 fi
 [ "${1:-}" = userspace ] || exit 0

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Build one kernel: harness/kernel.sh patched|base debug|fast
+# Build one kernel: harness/kernel.sh patched|base debug|fast|btf
 #
 # Both kernels use the same configuration: tinyconfig plus the fragments in
 # config/ (debug.config only for the debug flavour, fast.config for the fast
@@ -7,7 +7,8 @@
 # flavour has filesystems.config too, for the filesystems suite and
 # fstests. The debug one has it only with FILESYSTEMS=1 (make check
 # FULL=1): none of make check's suites on it mounts those filesystems, and
-# they make a fifth of its objects. Builds are incremental in the object
+# they make a fifth of its objects. The btf flavour is the fast one with
+# btf.config, for make btf-check. Builds are incremental in the object
 # directory harness/layout.py names, compiled through ccache.
 set -eu
 kernel=$1 flavour=$2
@@ -22,7 +23,8 @@ debug)
 	if [ "${FILESYSTEMS:-}" = 1 ]; then fragments="guest filesystems test debug"; fi
 	;;
 fast) fragments="guest filesystems test fast" ;;
-*) echo "kernel.sh: flavour must be debug or fast, not '$flavour'" >&2; exit 2 ;;
+btf) fragments="guest filesystems test fast btf" ;;
+*) echo "kernel.sh: flavour must be debug, fast or btf, not '$flavour'" >&2; exit 2 ;;
 esac
 
 eval "$("$root/harness/layout.py" ccache-env)"
