@@ -639,10 +639,20 @@ class BenchReportTest(unittest.TestCase):
         self.assertIn("| max-300 | ours | peak | 338 | 338 | 338 |  |", text)
 
     def test_icount_ratios_have_four_decimals(self):
-        values = {("icount", "base", "create", "base"): [98472.0],
+        values = {("icount", "off", "create", "base"): [98472.0],
                   ("icount", "off", "create", "patched"): [98349.0]}
         text = bench.report(values, bench.ICOUNT_SCENARIOS)
         self.assertIn("| 0.9988 |", text)
+
+    def test_icount_rows_compare_with_the_base_row_of_their_history(self):
+        # the base runs the rows in ours' order: armed, the second row,
+        # compares with the base's second, not with its first
+        values = {("icount", "off", "file", "base"): [50000.0],
+                  ("icount", "armed", "file", "base"): [40000.0],
+                  ("icount", "armed", "file", "patched"): [39600.0]}
+        text = bench.report(values, bench.ICOUNT_SCENARIOS)
+        self.assertIn("| armed | ours | file | 39,600 | 39,600 | 39,600 "
+                      "| 0.9900 |", text.splitlines())
 
 
 class KunitSuitesTest(unittest.TestCase):
