@@ -258,7 +258,11 @@ tap_check "without a default, what systemd wrote goes back to max" \
 	settles $plain/memory.negative_dentry.max max
 # What systemd wrote goes with the cgroup: a runtime writing the same value
 # into the unit's next cgroup is not taken for systemd, whose reload would
-# then write max over it.
+# then write max over it. A target that wants the unit keeps it loaded
+# while stopped, with its record; unloaded, the record would go anyway.
+printf '[Unit]\nWants=nd-plain.service\n' >$units/nd-plain-holder.target
+systemctl daemon-reload
+systemctl start nd-plain-holder.target
 set_default 2600
 tap_check "a new default is written" settles $plain/memory.negative_dentry.max 2600
 systemctl stop nd-plain
@@ -269,7 +273,7 @@ systemctl daemon-reload
 applied
 tap_check "in the unit's next cgroup, a runtime's equal value survives a reload" \
 	equals "$(cat $plain/memory.negative_dentry.max)" 2600
-systemctl stop nd-runtime.scope nd-plain
+systemctl stop nd-plain-holder.target nd-runtime.scope nd-plain
 
 # Prefix drop-ins where runtimes and kubelet put their cgroups; kubelet's
 # systemd cgroup driver makes kubepods-burstable-pod<uid>.slice.
